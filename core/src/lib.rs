@@ -1,0 +1,9 @@
+//! webdata core: wire types, error codes, configuration and the store. No
+//! HTTP server and no Kubernetes code lives here.
+
+pub mod types;
+pub mod error;
+pub mod store;
+
+pub use error::ErrorCode;
+pub use store::{Store, StoreError};

@@ -1,0 +1,151 @@
+//! The store: one interface over Postgres (cluster) and SQLite (one machine).
+//!
+//! Both backends share one schema and one SQL dialect through sqlx's `Any`
+//! driver; the few statements that differ (row locks) branch on
+//! [`Backend`]. Times are unix milliseconds.
+
+mod idempotency;
+mod keys;
+mod ledger;
+mod limits;
+mod orgs;
+
+pub use idempotency::{IdempotencyBegin, StoredResponse};
+pub use keys::{generate_key, hash_key as keys_hash, looks_like_key, ApiKey, KeyKind, NewKey};
+pub use ledger::{Reservation, ReserveError};
+pub use limits::{ConcurrencySlot, RateDecision};
+pub use orgs::{NewOrganization, OrgUpdate, Organization};
+
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Executor};
+use std::time::Duration;
+
+/// Which database the store talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Postgres,
+    Sqlite,
+}
+
+/// Errors from the store. Callers map them to `internal` unless a variant
+/// says otherwise.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Db(#[from] sqlx::Error),
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("unsupported database URL {0:?}: use postgres://… or sqlite://…")]
+    BadUrl(String),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// Result alias for store calls.
+pub type StoreResult<T> = Result<T, StoreError>;
+
+/// A handle to the database; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+}
+
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+
+/// Current time in unix milliseconds.
+pub fn now_ms() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as i64)
+        .unwrap_or(0)
+}
+
+/// A new random id with a readable prefix, ordered by creation time.
+pub fn new_id(prefix: &str) -> String {
+    format!("{prefix}_{}", uuid::Uuid::now_v7().simple())
+}
+
+impl Store {
+    /// Connects to `url` (`postgres://…` or `sqlite://path`) and runs the
+    /// embedded migrations. A SQLite file is created when missing.
+    pub async fn connect(url: &str) -> StoreResult<Self> {
+        sqlx::any::install_default_drivers();
+        let (backend, url) = if url.starts_with("postgres://") || url.starts_with("postgresql://")
+        {
+            (Backend::Postgres, url.to_string())
+        } else if let Some(rest) = url.strip_prefix("sqlite:") {
+            let mut u = format!("sqlite:{rest}");
+            if !rest.contains("mode=") && !rest.contains(":memory:") {
+                u.push_str(if rest.contains('?') { "&mode=rwc" } else { "?mode=rwc" });
+            }
+            (Backend::Sqlite, u)
+        } else {
+            return Err(StoreError::BadUrl(url.to_string()));
+        };
+        let mut opts = AnyPoolOptions::new()
+            .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
+            .acquire_timeout(Duration::from_secs(10));
+        if backend == Backend::Sqlite {
+            opts = opts.after_connect(|conn, _meta| {
+                Box::pin(async move {
+                    conn.execute("PRAGMA journal_mode = WAL").await?;
+                    conn.execute("PRAGMA busy_timeout = 10000").await?;
+                    conn.execute("PRAGMA synchronous = NORMAL").await?;
+                    conn.execute("PRAGMA foreign_keys = ON").await?;
+                    Ok(())
+                })
+            });
+        }
+        let pool = opts.connect(&url).await?;
+        let store = Store { pool, backend };
+        match backend {
+            Backend::Postgres => POSTGRES_MIGRATIONS.run(&store.pool).await?,
+            Backend::Sqlite => SQLITE_MIGRATIONS.run(&store.pool).await?,
+        }
+        Ok(store)
+    }
+
+    /// Which backend this store uses.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// The connection pool, for modules that add their own tables.
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// True when the database answers a trivial query.
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+
+    /// Starts a transaction that holds the write lock from its first
+    /// statement: `BEGIN IMMEDIATE` on SQLite, a plain transaction on
+    /// Postgres (callers lock rows with [`Store::lock_suffix`]).
+    pub(crate) async fn begin_write(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
+        match self.backend {
+            Backend::Postgres => Ok(self.pool.begin().await?),
+            Backend::Sqlite => Ok(self.pool.begin_with("BEGIN IMMEDIATE").await?),
+        }
+    }
+
+    /// ` FOR UPDATE` on Postgres, nothing on SQLite (whose write
+    /// transactions are already serialised).
+    pub(crate) fn lock_suffix(&self) -> &'static str {
+        match self.backend {
+            Backend::Postgres => " FOR UPDATE",
+            Backend::Sqlite => "",
+        }
+    }
+}
+
+/// Reads an optional i64 column.
+pub(crate) fn opt_i64(row: &AnyRow, col: &str) -> StoreResult<Option<i64>> {
+    use sqlx::Row;
+    Ok(row.try_get::<Option<i64>, _>(col)?)
+}

@@ -1,0 +1,275 @@
+//! Wire types exactly as the spec names them. The OpenAPI document and the
+//! handlers both derive from these, so a field is renamed in one place only.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Output formats a scrape can return.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub enum Format {
+    Markdown,
+    Html,
+    RawHtml,
+    Text,
+    Links,
+    Screenshot,
+    ScreenshotFull,
+    Chunks,
+    Metadata,
+    Brand,
+}
+
+/// Browser tiers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum Tier {
+    #[default]
+    Auto,
+    Fetch,
+    Render,
+    Premium,
+}
+
+/// One browser action of a scrape.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Action {
+    #[serde(rename = "type")]
+    pub kind: ActionType,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selector: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ms: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+}
+
+/// The kind of a browser action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ActionType {
+    Wait,
+    Click,
+    Scroll,
+    Type,
+    Press,
+}
+
+/// Where the scrape should appear to come from.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Location {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub country: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub languages: Option<Vec<String>>,
+}
+
+/// Options shared by scrape, crawl, search and extract. Absent fields take the
+/// spec's defaults through the accessor methods.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScrapeOptions {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub formats: Option<Vec<Format>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_main_content: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_markdown: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub include_tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exclude_tags: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<Tier>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_premium: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub actions: Option<Vec<Action>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_age: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub headers: Option<BTreeMap<String, String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<Location>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunk_size: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ignore_robots: Option<bool>,
+}
+
+impl ScrapeOptions {
+    /// Requested formats, `[markdown, metadata]` by default.
+    pub fn formats(&self) -> Vec<Format> {
+        self.formats
+            .clone()
+            .unwrap_or_else(|| vec![Format::Markdown, Format::Metadata])
+    }
+    /// Keep only the main content (default true).
+    pub fn only_main_content(&self) -> bool {
+        self.only_main_content.unwrap_or(true)
+    }
+    /// Whole-scrape timeout in milliseconds (default 30000).
+    pub fn timeout_ms(&self) -> i64 {
+        self.timeout.unwrap_or(30_000)
+    }
+    /// Accepted cache age in milliseconds (default two days).
+    pub fn max_age_ms(&self) -> i64 {
+        self.max_age.unwrap_or(172_800_000)
+    }
+    /// Target chunk size in tokens (default 1500).
+    pub fn chunk_size(&self) -> i64 {
+        self.chunk_size.unwrap_or(1500)
+    }
+    /// The tier asked for (default auto).
+    pub fn tier(&self) -> Tier {
+        self.tier.unwrap_or_default()
+    }
+}
+
+/// POST /v1/scrape body: every ScrapeOptions field plus `url`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScrapeRequest {
+    /// Absolute http(s) URL of the page.
+    pub url: String,
+    #[serde(flatten)]
+    pub options: ScrapeOptions,
+}
+
+/// A token-counted piece of a document.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Chunk {
+    pub index: i64,
+    pub text: String,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub heading_path: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<i64>,
+}
+
+/// Page metadata. Basic fields are always returned; `jsonLd` only with the
+/// `metadata` format.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Metadata {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content_type: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published_at: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub og_image: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status_code: Option<i64>,
+    /// Parsed JSON-LD blocks (with the `metadata` format only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json_ld: Option<Vec<serde_json::Value>>,
+}
+
+/// Quality issues the pipeline can detect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QualityIssue {
+    ThinContent,
+    JsRequired,
+    BotWall,
+    CookieWall,
+    LoginWall,
+    Soft404,
+    Truncated,
+    NonHtml,
+}
+
+/// Explains thin content and what the pipeline did.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Quality {
+    pub score: f64,
+    #[serde(default)]
+    pub issues: Vec<QualityIssue>,
+    #[serde(default)]
+    pub escalations: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A scraped page.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct Document {
+    pub url: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub raw_html: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub screenshot: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chunks: Option<Vec<Chunk>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metadata: Option<Metadata>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub brand: Option<serde_json::Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tier: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quality: Option<Quality>,
+}
+
+/// 200 answer of POST /v1/scrape.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ScrapeResponse {
+    pub success: bool,
+    pub data: Document,
+    pub credits_used: i64,
+    pub request_id: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_ms: Option<i64>,
+}
+
+/// The `error` object of the error envelope.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorBody {
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_ms: Option<i64>,
+}
+
+/// Body of every 4xx/5xx response.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+pub struct ErrorResponse {
+    pub success: bool,
+    pub error: ErrorBody,
+    pub credits_used: i64,
+    pub request_id: String,
+}

@@ -1,0 +1,5 @@
+//! The webdata engine: everything that touches the web (fetch, network guard,
+//! robots.txt) and turns a page into the formats the API returns.
+pub mod fetch;
+pub mod guard;
+pub mod robots;
