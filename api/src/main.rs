@@ -1,1 +1,15 @@
-fn main() {}
+//! `webdata`: the API server and admin command line.
+
+use clap::Parser;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = webdata_api::cli::Cli::parse();
+    match webdata_api::cli::run(cli).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("webdata: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

@@ -1,9 +1,10 @@
 //! webdata core: wire types, error codes, configuration and the store. No
 //! HTTP server and no Kubernetes code lives here.
 
-pub mod types;
 pub mod error;
 pub mod store;
+pub mod types;
+pub mod validate;
 
 pub use error::ErrorCode;
 pub use store::{Store, StoreError};

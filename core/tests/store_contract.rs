@@ -38,7 +38,12 @@ fn uuid_like() -> String {
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
         .unwrap_or(0);
-    format!("{}_{}_{}", std::process::id(), t, N.fetch_add(1, Ordering::Relaxed))
+    format!(
+        "{}_{}_{}",
+        std::process::id(),
+        t,
+        N.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 macro_rules! contract {
@@ -87,7 +92,11 @@ async fn keys_are_stored_hashed_and_found_by_secret(store: Store) {
     assert!(!raw[0].contains(&k.secret[3..]));
     let found = store.find_key_by_secret(&k.secret).await.expect("find");
     assert_eq!(found.map(|f| f.id), Some(k.key.id.clone()));
-    assert!(store.find_key_by_secret(&webdata_core::store::generate_key()).await.expect("find").is_none());
+    assert!(store
+        .find_key_by_secret(&webdata_core::store::generate_key())
+        .await
+        .expect("find")
+        .is_none());
     let revoked = store.revoke_key(&k.key.id).await.expect("revoke");
     assert!(!revoked.is_active(webdata_core::store::now_ms()));
 }
@@ -99,29 +108,55 @@ async fn rotate_keeps_name_and_revokes_old_key(store: Store) {
     assert_eq!(new.key.name, "prod");
     assert_ne!(new.secret, old.secret);
     let now = webdata_core::store::now_ms();
-    assert!(!store.get_key(&old.key.id).await.expect("old").is_active(now));
-    assert!(store.get_key(&new.key.id).await.expect("new").is_active(now));
-    assert!(store.rotate_key(&old.key.id).await.is_err(), "a revoked key cannot be rotated");
+    assert!(!store
+        .get_key(&old.key.id)
+        .await
+        .expect("old")
+        .is_active(now));
+    assert!(store
+        .get_key(&new.key.id)
+        .await
+        .expect("new")
+        .is_active(now));
+    assert!(
+        store.rotate_key(&old.key.id).await.is_err(),
+        "a revoked key cannot be rotated"
+    );
 }
 
 async fn playground_keys_are_hidden_limited_and_one_per_person(store: Store) {
     let org = org(&store, 500).await;
     store.create_key(&org, "visible").await.expect("key");
-    let p1 = store.create_playground_key(&org, "ana@example.com").await.expect("pg");
+    let p1 = store
+        .create_playground_key(&org, "ana@example.com")
+        .await
+        .expect("pg");
     assert_eq!(p1.key.budget, Some(50));
     assert_eq!(p1.key.rate_limit_per_minute, Some(20));
     assert_eq!(p1.key.concurrency_limit, Some(2));
     let ttl = p1.key.expires_at.expect("expiry") - p1.key.created_at;
     assert_eq!(ttl, 3_600_000);
-    let p2 = store.create_playground_key(&org, "ana@example.com").await.expect("pg2");
+    let p2 = store
+        .create_playground_key(&org, "ana@example.com")
+        .await
+        .expect("pg2");
     let now = webdata_core::store::now_ms();
-    assert!(!store.get_key(&p1.key.id).await.expect("p1").is_active(now), "one per person");
+    assert!(
+        !store.get_key(&p1.key.id).await.expect("p1").is_active(now),
+        "one per person"
+    );
     assert!(store.get_key(&p2.key.id).await.expect("p2").is_active(now));
     let listed = store.list_keys(&org, false).await.expect("list");
-    assert_eq!(listed.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(), vec!["visible"]);
+    assert_eq!(
+        listed.iter().map(|k| k.name.as_str()).collect::<Vec<_>>(),
+        vec!["visible"]
+    );
     assert_eq!(store.list_keys(&org, true).await.expect("all").len(), 3);
     let audit = store.audit_log(&org, 50).await.expect("audit");
-    let pg_events = audit.iter().filter(|a| a["action"] == "playground_key.created").count();
+    let pg_events = audit
+        .iter()
+        .filter(|a| a["action"] == "playground_key.created")
+        .count();
     assert_eq!(pg_events, 2);
 }
 
@@ -132,7 +167,8 @@ async fn concurrent_reservations_never_overdraw(store: Store) {
         let s = store.clone();
         let o = org.clone();
         tasks.push(tokio::spawn(async move {
-            s.reserve_credits(&Store::new_ledger_id(), &o, None, "scrape", 3).await
+            s.reserve_credits(&Store::new_ledger_id(), &o, None, "scrape", 3)
+                .await
         }));
     }
     let mut ok = 0;
@@ -156,39 +192,75 @@ async fn settle_refunds_the_difference_once(store: Store) {
     assert_eq!(store.get_org(&org).await.expect("org").credits, 58);
     assert_eq!(store.settle_credits(&res, 6).await.expect("settle"), 6);
     assert_eq!(store.get_org(&org).await.expect("org").credits, 94);
-    assert_eq!(store.settle_credits(&res, 0).await.expect("again"), 6, "second settle changes nothing");
+    assert_eq!(
+        store.settle_credits(&res, 0).await.expect("again"),
+        6,
+        "second settle changes nothing"
+    );
     assert_eq!(store.get_org(&org).await.expect("org").credits, 94);
     assert_eq!(store.ledger_charge(&res.id).await.expect("charge"), Some(6));
     let over = store
         .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 1)
         .await
         .expect("reserve");
-    assert_eq!(store.settle_credits(&over, 99).await.expect("clamped"), 1, "never above the reservation");
+    assert_eq!(
+        store.settle_credits(&over, 99).await.expect("clamped"),
+        1,
+        "never above the reservation"
+    );
 }
 
 async fn spend_cap_refuses_past_the_monthly_cap(store: Store) {
     let org = org(&store, 100).await;
     store
-        .update_org(&org, &OrgUpdate { spend_cap: Some(Some(5)), ..Default::default() })
+        .update_org(
+            &org,
+            &OrgUpdate {
+                spend_cap: Some(Some(5)),
+                ..Default::default()
+            },
+        )
         .await
         .expect("cap");
-    let a = store.reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 4).await.expect("4 fits");
-    let err = store.reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 2).await.expect_err("6 > 5");
+    let a = store
+        .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 4)
+        .await
+        .expect("4 fits");
+    let err = store
+        .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 2)
+        .await
+        .expect_err("6 > 5");
     assert_eq!(err, ReserveError::SpendCapReached { cap: 5, spent: 4 });
     store.settle_credits(&a, 0).await.expect("release");
-    store.reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 5).await.expect("5 fits after refund");
+    store
+        .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 5)
+        .await
+        .expect("5 fits after refund");
 }
 
 async fn playground_budget_is_enforced_per_key(store: Store) {
     let org = org(&store, 1000).await;
     let pg = store.create_playground_key(&org, "bo").await.expect("pg");
-    let r = store.reserve_credits(&Store::new_ledger_id(), &org, Some(&pg.key.id), "map", 42).await.expect("42");
+    let r = store
+        .reserve_credits(&Store::new_ledger_id(), &org, Some(&pg.key.id), "map", 42)
+        .await
+        .expect("42");
     let err = store
         .reserve_credits(&Store::new_ledger_id(), &org, Some(&pg.key.id), "map", 42)
         .await
         .expect_err("over budget");
-    assert_eq!(err, ReserveError::KeyBudgetSpent { budget: 50, spent: 42 });
-    assert_eq!(store.get_org(&org).await.expect("org").credits, 958, "refused reservation rolled back");
+    assert_eq!(
+        err,
+        ReserveError::KeyBudgetSpent {
+            budget: 50,
+            spent: 42
+        }
+    );
+    assert_eq!(
+        store.get_org(&org).await.expect("org").credits,
+        958,
+        "refused reservation rolled back"
+    );
     store.settle_credits(&r, 3).await.expect("settle");
     assert_eq!(store.get_key(&pg.key.id).await.expect("key").spent, 3);
 }
@@ -213,40 +285,111 @@ async fn rate_windows_count_across_connections(store: Store) {
 
 async fn concurrency_slots_are_all_or_nothing_and_released(store: Store) {
     let subjects = vec![("org:a".to_string(), 3), ("key:k".to_string(), 2)];
-    let a = store.acquire_slots(&subjects, 60_000).await.expect("a").expect("slot a");
-    let b = store.acquire_slots(&subjects, 60_000).await.expect("b").expect("slot b");
-    assert!(store.acquire_slots(&subjects, 60_000).await.expect("c").is_none(), "key limit 2");
+    let a = store
+        .acquire_slots(&subjects, 60_000)
+        .await
+        .expect("a")
+        .expect("slot a");
+    let b = store
+        .acquire_slots(&subjects, 60_000)
+        .await
+        .expect("b")
+        .expect("slot b");
+    assert!(
+        store
+            .acquire_slots(&subjects, 60_000)
+            .await
+            .expect("c")
+            .is_none(),
+        "key limit 2"
+    );
     let other_key = vec![("org:a".to_string(), 3), ("key:j".to_string(), 2)];
-    let c = store.acquire_slots(&other_key, 60_000).await.expect("c").expect("org has one left");
-    assert!(store.acquire_slots(&other_key, 60_000).await.expect("d").is_none(), "org limit 3");
+    let c = store
+        .acquire_slots(&other_key, 60_000)
+        .await
+        .expect("c")
+        .expect("org has one left");
+    assert!(
+        store
+            .acquire_slots(&other_key, 60_000)
+            .await
+            .expect("d")
+            .is_none(),
+        "org limit 3"
+    );
     store.release_slots(&a).await.expect("release");
-    assert!(store.acquire_slots(&other_key, 60_000).await.expect("e").is_some());
+    assert!(store
+        .acquire_slots(&other_key, 60_000)
+        .await
+        .expect("e")
+        .is_some());
     store.release_slots(&b).await.expect("release");
     store.release_slots(&c).await.expect("release");
     // Expired slots do not count.
     let short = vec![("org:z".to_string(), 1)];
-    store.acquire_slots(&short, 1).await.expect("s").expect("slot");
+    store
+        .acquire_slots(&short, 1)
+        .await
+        .expect("s")
+        .expect("slot");
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    assert!(store.acquire_slots(&short, 1000).await.expect("t").is_some());
+    assert!(store
+        .acquire_slots(&short, 1000)
+        .await
+        .expect("t")
+        .is_some());
 }
 
 async fn idempotency_replays_conflicts_and_abandons(store: Store) {
     let org = org(&store, 1).await;
-    assert_eq!(store.idempotency_begin(&org, "k1", "h1").await.expect("b"), IdempotencyBegin::Proceed);
-    assert_eq!(store.idempotency_begin(&org, "k1", "h1").await.expect("b"), IdempotencyBegin::InProgress);
-    assert_eq!(store.idempotency_begin(&org, "k1", "h2").await.expect("b"), IdempotencyBegin::Mismatch);
-    let resp = StoredResponse { status: 200, body: "{\"ok\":1}".into() };
-    store.idempotency_complete(&org, "k1", &resp).await.expect("complete");
-    assert_eq!(store.idempotency_begin(&org, "k1", "h1").await.expect("b"), IdempotencyBegin::Replay(resp));
-    assert_eq!(store.idempotency_begin(&org, "k2", "h").await.expect("b"), IdempotencyBegin::Proceed);
-    store.idempotency_abandon(&org, "k2").await.expect("abandon");
-    assert_eq!(store.idempotency_begin(&org, "k2", "h").await.expect("b"), IdempotencyBegin::Proceed);
+    assert_eq!(
+        store.idempotency_begin(&org, "k1", "h1").await.expect("b"),
+        IdempotencyBegin::Proceed
+    );
+    assert_eq!(
+        store.idempotency_begin(&org, "k1", "h1").await.expect("b"),
+        IdempotencyBegin::InProgress
+    );
+    assert_eq!(
+        store.idempotency_begin(&org, "k1", "h2").await.expect("b"),
+        IdempotencyBegin::Mismatch
+    );
+    let resp = StoredResponse {
+        status: 200,
+        body: "{\"ok\":1}".into(),
+    };
+    store
+        .idempotency_complete(&org, "k1", &resp)
+        .await
+        .expect("complete");
+    assert_eq!(
+        store.idempotency_begin(&org, "k1", "h1").await.expect("b"),
+        IdempotencyBegin::Replay(resp)
+    );
+    assert_eq!(
+        store.idempotency_begin(&org, "k2", "h").await.expect("b"),
+        IdempotencyBegin::Proceed
+    );
+    store
+        .idempotency_abandon(&org, "k2")
+        .await
+        .expect("abandon");
+    assert_eq!(
+        store.idempotency_begin(&org, "k2", "h").await.expect("b"),
+        IdempotencyBegin::Proceed
+    );
     // Older than 24 hours: the key is free again.
     sqlx::query("UPDATE idempotency_keys SET created_at = created_at - 86400001")
         .execute(store.pool())
         .await
         .expect("age");
-    assert_eq!(store.idempotency_begin(&org, "k1", "other").await.expect("b"), IdempotencyBegin::Proceed);
+    assert_eq!(
+        store
+            .idempotency_begin(&org, "k1", "other")
+            .await
+            .expect("b"),
+        IdempotencyBegin::Proceed
+    );
 }
 
 async fn bootstrap_emptiness_and_org_updates(store: Store) {
@@ -254,14 +397,31 @@ async fn bootstrap_emptiness_and_org_updates(store: Store) {
     let org = org(&store, 5).await;
     assert!(!store.is_empty().await.expect("not empty"));
     let up = store
-        .update_org(&org, &OrgUpdate { add_credits: Some(7), rate_limit_per_minute: Some(3), ..Default::default() })
+        .update_org(
+            &org,
+            &OrgUpdate {
+                add_credits: Some(7),
+                rate_limit_per_minute: Some(3),
+                ..Default::default()
+            },
+        )
         .await
         .expect("update");
     assert_eq!((up.credits, up.rate_limit_per_minute), (12, 3));
     assert!(store
-        .update_org(&org, &OrgUpdate { add_credits: Some(-13), ..Default::default() })
+        .update_org(
+            &org,
+            &OrgUpdate {
+                add_credits: Some(-13),
+                ..Default::default()
+            }
+        )
         .await
         .is_err());
     assert_eq!(store.get_org(&org).await.expect("org").credits, 12);
-    assert!(store.webhook_secret(&org).await.expect("secret").starts_with("whsec_"));
+    assert!(store
+        .webhook_secret(&org)
+        .await
+        .expect("secret")
+        .starts_with("whsec_"));
 }

@@ -114,7 +114,9 @@ pub enum GuardError {
     #[error("{url} has no host")]
     MissingHost { url: String },
     /// The URL's IP literal, or an address its host resolves to, is refused.
-    #[error("{target} {verb} {ip}, {blocked}; private, local and metadata addresses are not fetched")]
+    #[error(
+        "{target} {verb} {ip}, {blocked}; private, local and metadata addresses are not fetched"
+    )]
     Address {
         target: String,
         verb: &'static str,
@@ -157,7 +159,11 @@ pub struct SystemResolver;
 impl Resolve for SystemResolver {
     fn resolve(&self, host: &str, port: u16) -> BoxFuture<'_, io::Result<Vec<SocketAddr>>> {
         let host = host.to_owned();
-        Box::pin(async move { Ok(tokio::net::lookup_host((host.as_str(), port)).await?.collect()) })
+        Box::pin(async move {
+            Ok(tokio::net::lookup_host((host.as_str(), port))
+                .await?
+                .collect())
+        })
     }
 }
 
@@ -352,7 +358,7 @@ impl NetworkGuard {
 
     /// A `reqwest` DNS resolver that only ever hands out checked addresses,
     /// so there is no window between the check and the connection.
-    pub fn reqwest_resolver(&self) -> Arc<dyn reqwest::dns::Resolve> {
+    pub fn reqwest_resolver(&self) -> Arc<GuardedDns> {
         Arc::new(GuardedDns(self.clone()))
     }
 
@@ -477,7 +483,11 @@ fn classify_v4(ip: Ipv4Addr) -> Option<BlockReason> {
 
 fn in_v6(ip: u128, net: [u16; 8], len: u32) -> bool {
     let net = u128::from(Ipv6Addr::from(net));
-    let mask = if len == 0 { 0 } else { u128::MAX << (128 - len) };
+    let mask = if len == 0 {
+        0
+    } else {
+        u128::MAX << (128 - len)
+    };
     ip & mask == net & mask
 }
 
@@ -539,8 +549,8 @@ fn classify_v6(ip: Ipv6Addr) -> Option<Blocked> {
         .and_then(|(_, _, reason)| plain(*reason))
 }
 
-/// Hands reqwest only addresses the guard has checked.
-struct GuardedDns(NetworkGuard);
+/// A `reqwest` DNS resolver that hands out only addresses the guard checked.
+pub struct GuardedDns(NetworkGuard);
 
 impl reqwest::dns::Resolve for GuardedDns {
     fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
@@ -750,10 +760,22 @@ mod tests {
     fn messages_name_the_address_and_the_rule() {
         let err = deny().check_url("http://10.0.0.5/x").unwrap_err();
         let msg = err.to_string();
-        assert!(msg.contains("10.0.0.5") && msg.contains("a private address"), "{msg}");
-        let msg = deny().check_url("http://[::ffff:127.0.0.1]/").unwrap_err().to_string();
-        assert!(msg.contains("IPv6 form of 127.0.0.1, a loopback address"), "{msg}");
-        let msg = deny().check_ip(ip("169.254.169.254")).unwrap_err().to_string();
+        assert!(
+            msg.contains("10.0.0.5") && msg.contains("a private address"),
+            "{msg}"
+        );
+        let msg = deny()
+            .check_url("http://[::ffff:127.0.0.1]/")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("IPv6 form of 127.0.0.1, a loopback address"),
+            "{msg}"
+        );
+        let msg = deny()
+            .check_ip(ip("169.254.169.254"))
+            .unwrap_err()
+            .to_string();
         assert!(msg.contains("cloud metadata"), "{msg}");
     }
 
@@ -780,7 +802,10 @@ mod tests {
         assert!(all.check_url("http://10.0.0.1/").is_ok());
         assert!(all.check_url("http://169.254.169.254/").is_ok());
         assert!(all.check_url("http://metadata.google.internal/").is_ok());
-        assert!(NetworkGuard::from_setting(Some("")).unwrap().check_ip(ip("10.0.0.1")).is_err());
+        assert!(NetworkGuard::from_setting(Some(""))
+            .unwrap()
+            .check_ip(ip("10.0.0.1"))
+            .is_err());
         assert!(NetworkGuard::from_setting(Some("10.0.0.0/33")).is_err());
         assert!(NetworkGuard::from_setting(Some("yes")).is_err());
     }
@@ -791,7 +816,9 @@ mod tests {
         assert!(wide.check_ip(ip("169.254.1.1")).is_ok());
         assert!(wide.check_ip(ip("169.254.169.254")).is_err());
         assert!(wide.check_ip(ip("100.100.100.200")).is_err());
-        assert!(guard("169.254.169.254").check_ip(ip("169.254.169.254")).is_ok());
+        assert!(guard("169.254.169.254")
+            .check_ip(ip("169.254.169.254"))
+            .is_ok());
     }
 
     #[tokio::test]
@@ -802,7 +829,9 @@ mod tests {
             .with("mixed.test", [ip("93.184.216.34"), ip("127.0.0.1")]);
         let g = deny().with_resolver(Arc::new(dns));
         let err = g.resolve_checked("intranet.test", 80).await.unwrap_err();
-        assert!(err.to_string().contains("intranet.test resolves to 10.0.0.5, a private address"));
+        assert!(err
+            .to_string()
+            .contains("intranet.test resolves to 10.0.0.5, a private address"));
         let err = g.resolve_checked("mixed.test", 443).await.unwrap_err();
         assert!(err.to_string().contains("127.0.0.1"), "{err}");
         let ok = g.resolve_checked("public.test", 443).await.unwrap();

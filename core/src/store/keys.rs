@@ -180,7 +180,8 @@ impl Store {
 
     /// Creates a standard key for an organization.
     pub async fn create_key(&self, org_id: &str, name: &str) -> StoreResult<NewKey> {
-        self.create_key_with_secret(org_id, name, &generate_key()).await
+        self.create_key_with_secret(org_id, name, &generate_key())
+            .await
     }
 
     /// Creates a standard key whose secret the caller chose (bootstrap).
@@ -209,7 +210,8 @@ impl Store {
             concurrency: None,
         };
         let created = self.insert_key(org_id, name.trim(), secret, spec).await?;
-        self.audit(org_id, Some(&created.key.id), "key.created", name).await?;
+        self.audit(org_id, Some(&created.key.id), "key.created", name)
+            .await?;
         Ok(created)
     }
 
@@ -241,8 +243,13 @@ impl Store {
         let created = self
             .insert_key(org_id, "playground", &generate_key(), spec)
             .await?;
-        self.audit(org_id, Some(&created.key.id), "playground_key.created", person.trim())
-            .await?;
+        self.audit(
+            org_id,
+            Some(&created.key.id),
+            "playground_key.created",
+            person.trim(),
+        )
+        .await?;
         Ok(created)
     }
 
@@ -258,21 +265,30 @@ impl Store {
 
     /// Finds the key whose hash matches `secret`, active or not.
     pub async fn find_key_by_secret(&self, secret: &str) -> StoreResult<Option<ApiKey>> {
-        let row = sqlx::query(&format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE hash = $1"))
-            .bind(hash_key(secret))
-            .fetch_optional(self.pool())
-            .await?;
+        let row = sqlx::query(&format!(
+            "SELECT {KEY_COLUMNS} FROM api_keys WHERE hash = $1"
+        ))
+        .bind(hash_key(secret))
+        .fetch_optional(self.pool())
+        .await?;
         row.as_ref().map(key_from_row).transpose()
     }
 
     /// The organization's keys. Playground keys are hidden unless asked for.
-    pub async fn list_keys(&self, org_id: &str, include_playground: bool) -> StoreResult<Vec<ApiKey>> {
+    pub async fn list_keys(
+        &self,
+        org_id: &str,
+        include_playground: bool,
+    ) -> StoreResult<Vec<ApiKey>> {
         let sql = if include_playground {
             format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE org_id = $1 ORDER BY created_at, id")
         } else {
             format!("SELECT {KEY_COLUMNS} FROM api_keys WHERE org_id = $1 AND kind = 'standard' ORDER BY created_at, id")
         };
-        let rows = sqlx::query(&sql).bind(org_id).fetch_all(self.pool()).await?;
+        let rows = sqlx::query(&sql)
+            .bind(org_id)
+            .fetch_all(self.pool())
+            .await?;
         rows.iter().map(key_from_row).collect()
     }
 
@@ -284,7 +300,8 @@ impl Store {
             .bind(id)
             .execute(self.pool())
             .await?;
-        self.audit(&key.org_id, Some(id), "key.revoked", &key.name).await?;
+        self.audit(&key.org_id, Some(id), "key.revoked", &key.name)
+            .await?;
         self.get_key(id).await
     }
 

@@ -67,7 +67,11 @@ impl Store {
                 .get_org(org_id)
                 .await
                 .map_err(|e| ReserveError::Store(e.to_string()))?;
-            let spent = if org.period == period { org.period_spent } else { 0 };
+            let spent = if org.period == period {
+                org.period_spent
+            } else {
+                0
+            };
             return Err(match org.spend_cap {
                 Some(cap) if org.credits >= amount && spent + amount > cap => {
                     ReserveError::SpendCapReached { cap, spent }
@@ -177,7 +181,11 @@ impl Store {
     }
 
     /// Ledger entries of an organization, newest first (for the admin API).
-    pub async fn ledger_entries(&self, org_id: &str, limit: i64) -> StoreResult<Vec<serde_json::Value>> {
+    pub async fn ledger_entries(
+        &self,
+        org_id: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<serde_json::Value>> {
         use sqlx::Row;
         let rows = sqlx::query(
             "SELECT id, key_id, operation, reserved, settled, state, created_at FROM credit_ledger WHERE org_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",

@@ -10,11 +10,16 @@ mod ledger;
 mod limits;
 mod orgs;
 
-pub use idempotency::{IdempotencyBegin, StoredResponse};
+pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
+
+/// How long idempotency keys replay (24 hours).
+pub fn idempotency_replay_window_ms() -> i64 {
+    REPLAY_WINDOW_MS
+}
 pub use keys::{generate_key, hash_key as keys_hash, looks_like_key, ApiKey, KeyKind, NewKey};
 pub use ledger::{Reservation, ReserveError};
 pub use limits::{ConcurrencySlot, RateDecision};
-pub use orgs::{NewOrganization, OrgUpdate, Organization};
+pub use orgs::{period_of, NewOrganization, OrgUpdate, Organization};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor};
@@ -74,13 +79,16 @@ impl Store {
     /// embedded migrations. A SQLite file is created when missing.
     pub async fn connect(url: &str) -> StoreResult<Self> {
         sqlx::any::install_default_drivers();
-        let (backend, url) = if url.starts_with("postgres://") || url.starts_with("postgresql://")
-        {
+        let (backend, url) = if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             (Backend::Postgres, url.to_string())
         } else if let Some(rest) = url.strip_prefix("sqlite:") {
             let mut u = format!("sqlite:{rest}");
             if !rest.contains("mode=") && !rest.contains(":memory:") {
-                u.push_str(if rest.contains('?') { "&mode=rwc" } else { "?mode=rwc" });
+                u.push_str(if rest.contains('?') {
+                    "&mode=rwc"
+                } else {
+                    "?mode=rwc"
+                });
             }
             (Backend::Sqlite, u)
         } else {

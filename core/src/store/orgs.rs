@@ -120,10 +120,14 @@ fn check_limits(new: &NewOrganization) -> StoreResult<()> {
         return Err(StoreError::Invalid("spendCap must be 0 or more".into()));
     }
     if new.rate_limit_per_minute.is_some_and(|r| r < 1) {
-        return Err(StoreError::Invalid("rateLimitPerMinute must be at least 1".into()));
+        return Err(StoreError::Invalid(
+            "rateLimitPerMinute must be at least 1".into(),
+        ));
     }
     if new.concurrency_limit.is_some_and(|c| c < 1) {
-        return Err(StoreError::Invalid("concurrencyLimit must be at least 1".into()));
+        return Err(StoreError::Invalid(
+            "concurrencyLimit must be at least 1".into(),
+        ));
     }
     Ok(())
 }
@@ -155,11 +159,13 @@ impl Store {
 
     /// One organization by id.
     pub async fn get_org(&self, id: &str) -> StoreResult<Organization> {
-        let row = sqlx::query(&format!("SELECT {ORG_COLUMNS} FROM organizations WHERE id = $1"))
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?
-            .ok_or_else(|| StoreError::NotFound(format!("organization {id}")))?;
+        let row = sqlx::query(&format!(
+            "SELECT {ORG_COLUMNS} FROM organizations WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        .ok_or_else(|| StoreError::NotFound(format!("organization {id}")))?;
         org_from_row(&row)
     }
 
@@ -190,10 +196,14 @@ impl Store {
             return Err(StoreError::Invalid("spendCap must be 0 or more".into()));
         }
         if up.rate_limit_per_minute.is_some_and(|r| r < 1) {
-            return Err(StoreError::Invalid("rateLimitPerMinute must be at least 1".into()));
+            return Err(StoreError::Invalid(
+                "rateLimitPerMinute must be at least 1".into(),
+            ));
         }
         if up.concurrency_limit.is_some_and(|c| c < 1) {
-            return Err(StoreError::Invalid("concurrencyLimit must be at least 1".into()));
+            return Err(StoreError::Invalid(
+                "concurrencyLimit must be at least 1".into(),
+            ));
         }
         if up.name.as_deref().is_some_and(|n| n.trim().is_empty()) {
             return Err(StoreError::Invalid("name must not be empty".into()));
@@ -243,8 +253,13 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
-        self.audit(id, None, "org.updated", &format!("credits={} spendCap={:?}", org.credits, org.spend_cap))
-            .await?;
+        self.audit(
+            id,
+            None,
+            "org.updated",
+            &format!("credits={} spendCap={:?}", org.credits, org.spend_cap),
+        )
+        .await?;
         Ok(org)
     }
 

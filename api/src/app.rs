@@ -1,0 +1,74 @@
+//! The router and the state every handler shares.
+
+use crate::config::Config;
+use crate::layers::{admin_layer, auth_layer, envelope_layer};
+use crate::metrics::Metrics;
+use crate::routes::{admin, ops, team};
+use axum::routing::{get, post};
+use axum::Router;
+use std::sync::Arc;
+use tower_http::catch_panic::CatchPanicLayer;
+use webdata_core::Store;
+
+/// Shared state: the store, configuration and metrics.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Store,
+    pub config: Arc<Config>,
+    pub metrics: Arc<Metrics>,
+}
+
+/// The whole HTTP application.
+pub fn router(state: AppState) -> Router {
+    let v1 = Router::new()
+        .route("/v1/team/credit-usage", get(team::credit_usage))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            auth_layer,
+        ));
+    let admin = Router::new()
+        .route(
+            "/admin/v1/organizations",
+            post(admin::create_org).get(admin::list_orgs),
+        )
+        .route(
+            "/admin/v1/organizations/{id}",
+            get(admin::get_org).patch(admin::update_org),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/keys",
+            post(admin::create_key).get(admin::list_keys),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/playground-keys",
+            post(admin::create_playground_key),
+        )
+        .route("/admin/v1/organizations/{id}/audit", get(admin::audit))
+        .route("/admin/v1/organizations/{id}/ledger", get(admin::ledger))
+        .route("/admin/v1/keys/{id}/rotate", post(admin::rotate_key))
+        .route(
+            "/admin/v1/keys/{id}",
+            axum::routing::delete(admin::revoke_key),
+        )
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            admin_layer,
+        ));
+    Router::new()
+        .route("/healthz", get(ops::healthz))
+        .route("/readyz", get(ops::readyz))
+        .route("/metrics", get(ops::metrics))
+        .route(
+            "/v1/openapi.json",
+            get(|| async { axum::Json(crate::openapi::document()) }),
+        )
+        .merge(v1)
+        .merge(admin)
+        .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
+        .layer(CatchPanicLayer::new())
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            envelope_layer,
+        ))
+        .with_state(state)
+}

@@ -1,0 +1,344 @@
+//! The `webdata` command line: `serve`, `keys …`, `orgs …`, `openapi`.
+
+use crate::app::{router, AppState};
+use crate::config::{Config, ServeArgs, StoreArgs};
+use crate::metrics::Metrics;
+use anyhow::{bail, Context};
+use clap::{Parser, Subcommand};
+use std::sync::Arc;
+use webdata_core::store::{NewOrganization, OrgUpdate};
+use webdata_core::Store;
+
+/// webdata: scrape pages into LLM-ready formats behind a JSON API.
+#[derive(Debug, Parser)]
+#[command(name = "webdata", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the API server (single machine: embedded SQLite, in-process workers).
+    Serve(ServeArgs),
+    /// Create, list, rotate and revoke API keys.
+    Keys {
+        #[command(subcommand)]
+        cmd: KeysCmd,
+    },
+    /// Create, list, show and update organizations (credits, caps, limits).
+    Orgs {
+        #[command(subcommand)]
+        cmd: OrgsCmd,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+}
+
+/// `webdata keys …`
+#[derive(Debug, Subcommand)]
+pub enum KeysCmd {
+    /// Create a key for an organization; the key is printed once.
+    Create {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        name: String,
+    },
+    /// List an organization's keys (prefixes only).
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        /// Include playground keys.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Replace a key with a new one of the same name; the old one is revoked.
+    Rotate {
+        #[command(flatten)]
+        store: StoreArgs,
+        key_id: String,
+    },
+    /// Revoke a key.
+    Revoke {
+        #[command(flatten)]
+        store: StoreArgs,
+        key_id: String,
+    },
+    /// Mint a playground key (1 hour, 20 requests/minute, 2 concurrent, 50 credits).
+    Playground {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        person: String,
+    },
+    /// Print a fresh random key (for WEBDATA_BOOTSTRAP_KEY); stores nothing.
+    Generate,
+}
+
+/// `webdata orgs …`
+#[derive(Debug, Subcommand)]
+pub enum OrgsCmd {
+    /// Create an organization.
+    Create {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value_t = 0)]
+        credits: i64,
+        #[arg(long)]
+        spend_cap: Option<i64>,
+        #[arg(long)]
+        rate_limit: Option<i64>,
+        #[arg(long)]
+        concurrency: Option<i64>,
+    },
+    /// List organizations.
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Show one organization.
+    Show {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+    },
+    /// Change credits, spend cap or plan limits.
+    Update {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+        #[arg(long)]
+        credits: Option<i64>,
+        #[arg(long, allow_negative_numbers = true)]
+        add_credits: Option<i64>,
+        #[arg(long)]
+        spend_cap: Option<i64>,
+        #[arg(long, conflicts_with = "spend_cap")]
+        no_spend_cap: bool,
+        #[arg(long)]
+        rate_limit: Option<i64>,
+        #[arg(long)]
+        concurrency: Option<i64>,
+    },
+}
+
+fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+async fn open(store: &StoreArgs) -> anyhow::Result<Store> {
+    Store::connect(&store.database_url)
+        .await
+        .with_context(|| format!("could not open the store at {}", store.database_url))
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve(args).await,
+        Command::Openapi => print_json(&crate::openapi::document()),
+        Command::Keys { cmd } => match cmd {
+            KeysCmd::Create { store, org, name } => {
+                print_json(&open(&store).await?.create_key(&org, &name).await?)
+            }
+            KeysCmd::List { store, org, all } => {
+                print_json(&open(&store).await?.list_keys(&org, all).await?)
+            }
+            KeysCmd::Rotate { store, key_id } => {
+                print_json(&open(&store).await?.rotate_key(&key_id).await?)
+            }
+            KeysCmd::Revoke { store, key_id } => {
+                print_json(&open(&store).await?.revoke_key(&key_id).await?)
+            }
+            KeysCmd::Playground { store, org, person } => print_json(
+                &open(&store)
+                    .await?
+                    .create_playground_key(&org, &person)
+                    .await?,
+            ),
+            KeysCmd::Generate => {
+                println!("{}", webdata_core::store::generate_key());
+                Ok(())
+            }
+        },
+        Command::Orgs { cmd } => match cmd {
+            OrgsCmd::Create {
+                store,
+                name,
+                credits,
+                spend_cap,
+                rate_limit,
+                concurrency,
+            } => {
+                let new = NewOrganization {
+                    name,
+                    credits,
+                    spend_cap,
+                    rate_limit_per_minute: rate_limit,
+                    concurrency_limit: concurrency,
+                };
+                print_json(&open(&store).await?.create_org(&new).await?)
+            }
+            OrgsCmd::List { store } => print_json(&open(&store).await?.list_orgs().await?),
+            OrgsCmd::Show { store, id } => print_json(&open(&store).await?.get_org(&id).await?),
+            OrgsCmd::Update {
+                store,
+                id,
+                credits,
+                add_credits,
+                spend_cap,
+                no_spend_cap,
+                rate_limit,
+                concurrency,
+            } => {
+                let up = OrgUpdate {
+                    name: None,
+                    credits,
+                    add_credits,
+                    spend_cap: if no_spend_cap {
+                        Some(None)
+                    } else {
+                        spend_cap.map(Some)
+                    },
+                    rate_limit_per_minute: rate_limit,
+                    concurrency_limit: concurrency,
+                };
+                print_json(&open(&store).await?.update_org(&id, &up).await?)
+            }
+        },
+    }
+}
+
+fn init_logs(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if format == "json" {
+        let _ = builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .try_init();
+    } else {
+        let _ = builder.try_init();
+    }
+}
+
+/// Creates the default organization on an empty store. Returns the key to
+/// show when one was generated here.
+async fn bootstrap(store: &Store, args: &ServeArgs) -> anyhow::Result<Option<String>> {
+    if !store.is_empty().await? {
+        return Ok(None);
+    }
+    let org = store
+        .create_org(&NewOrganization {
+            name: "default".into(),
+            credits: args.bootstrap_credits,
+            ..Default::default()
+        })
+        .await?;
+    let (secret, generated) = match &args.bootstrap_key {
+        Some(k) if !k.is_empty() => (k.clone(), false),
+        _ => (webdata_core::store::generate_key(), true),
+    };
+    store
+        .create_key_with_secret(&org.id, "bootstrap", &secret)
+        .await
+        .context("WEBDATA_BOOTSTRAP_KEY")?;
+    tracing::info!(org = %org.id, credits = args.bootstrap_credits, "created the default organization");
+    Ok(generated.then_some(secret))
+}
+
+/// `webdata serve`.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_logs(&args.log_format);
+    let store = open(&args.store).await?;
+    let shown_key = bootstrap(&store, &args).await?;
+    let config = Arc::new(Config::from_args(&args));
+    let state = AppState {
+        store: store.clone(),
+        config: config.clone(),
+        metrics: Arc::new(Metrics::default()),
+    };
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    if let Some(key) = shown_key {
+        eprintln!(
+            "\nwebdata: created organization 'default' with {} credits.",
+            args.bootstrap_credits
+        );
+        eprintln!("API key (shown once, store it now): {key}");
+        eprintln!(
+            "Try: curl -s http://{addr}/v1/team/credit-usage -H 'Authorization: Bearer {key}'\n"
+        );
+    }
+    spawn_janitor(store.clone(), config.request_timeout.as_millis() as i64);
+    tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
+    eprintln!("webdata listening on http://{addr}");
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    Ok(())
+}
+
+fn spawn_janitor(store: Store, request_timeout_ms: i64) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            if let Err(e) = store
+                .sweep_limits(webdata_core::store::idempotency_replay_window_ms())
+                .await
+            {
+                tracing::warn!(error = %e, "sweep failed");
+            }
+            if let Err(e) = store
+                .release_stale_reservations(request_timeout_ms + 300_000)
+                .await
+            {
+                tracing::warn!(error = %e, "releasing stale reservations failed");
+            }
+        }
+    });
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
+
+/// Checks a key given on the command line has the right shape.
+pub fn check_key_shape(k: &str) -> anyhow::Result<()> {
+    if !webdata_core::store::looks_like_key(k) {
+        bail!("a key is wd_ followed by 43 characters of A-Z a-z 0-9 - _");
+    }
+    Ok(())
+}

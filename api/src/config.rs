@@ -1,0 +1,66 @@
+//! Configuration of `webdata serve`: environment variables with the same
+//! names as the flags (see README, "Configuration").
+
+use clap::Args;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Settings shared by every command that opens the store.
+#[derive(Debug, Clone, Args)]
+pub struct StoreArgs {
+    /// `sqlite://path` (default) or `postgres://…`.
+    #[arg(
+        long,
+        env = "WEBDATA_DATABASE_URL",
+        default_value = "sqlite://webdata.db"
+    )]
+    pub database_url: String,
+}
+
+/// Settings of `webdata serve`.
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub store: StoreArgs,
+    /// Address to listen on.
+    #[arg(long, env = "WEBDATA_LISTEN", default_value = "127.0.0.1:3002")]
+    pub listen: SocketAddr,
+    /// On an empty store: create a default organization with this API key.
+    #[arg(long, env = "WEBDATA_BOOTSTRAP_KEY")]
+    pub bootstrap_key: Option<String>,
+    /// Credits of the bootstrap organization.
+    #[arg(long, env = "WEBDATA_BOOTSTRAP_CREDITS", default_value_t = 1000)]
+    pub bootstrap_credits: i64,
+    /// Bearer token of the `/admin/v1` API; unset disables it.
+    #[arg(long, env = "WEBDATA_ADMIN_TOKEN")]
+    pub admin_token: Option<String>,
+    /// Private networks the service may reach: comma-separated CIDRs, or `true`.
+    #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
+    pub allow_private_networks: Option<String>,
+    /// A WebDriver endpoint (Selenium or chromedriver) for the render tier.
+    #[arg(long, env = "WEBDATA_WEBDRIVER_URL")]
+    pub webdriver_url: Option<String>,
+    /// Longest a request may run before it is answered with `internal` (ms).
+    #[arg(long, env = "WEBDATA_REQUEST_TIMEOUT_MS", default_value_t = 90_000)]
+    pub request_timeout_ms: u64,
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
+    pub log_format: String,
+}
+
+/// The resolved configuration the running service uses.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub admin_token: Option<String>,
+    pub request_timeout: Duration,
+}
+
+impl Config {
+    /// From the serve arguments.
+    pub fn from_args(a: &ServeArgs) -> Self {
+        Config {
+            admin_token: a.admin_token.clone().filter(|t| !t.is_empty()),
+            request_timeout: Duration::from_millis(a.request_timeout_ms.max(1000)),
+        }
+    }
+}

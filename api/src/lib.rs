@@ -1,0 +1,14 @@
+//! webdata's HTTP API: router, middleware, handlers, the OpenAPI document,
+//! and the `webdata` command line.
+
+pub mod app;
+pub mod body;
+pub mod cli;
+pub mod config;
+pub mod context;
+pub mod deprecation;
+pub mod error;
+pub mod layers;
+pub mod metrics;
+pub mod openapi;
+pub mod routes;

@@ -1,0 +1,5 @@
+//! HTTP handlers, one module per area.
+
+pub mod admin;
+pub mod ops;
+pub mod team;
