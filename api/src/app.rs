@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::metrics::Metrics;
-use crate::routes::{admin, ops, team};
+use crate::routes::{admin, ops, scrape, team};
 use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
@@ -16,12 +16,20 @@ pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
     pub metrics: Arc<Metrics>,
+    pub engine: webdata_worker::scrape::Engine,
 }
 
 /// The whole HTTP application.
 pub fn router(state: AppState) -> Router {
+    router_with(state, Router::new())
+}
+
+/// The application with `extra` routes merged in under the same layers
+/// (tests use it to prove the envelope holds for panics and timeouts).
+pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let v1 = Router::new()
         .route("/v1/team/credit-usage", get(team::credit_usage))
+        .route("/v1/scrape", post(scrape::scrape))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth_layer,
@@ -64,6 +72,7 @@ pub fn router(state: AppState) -> Router {
         )
         .merge(v1)
         .merge(admin)
+        .merge(extra)
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::new())
         .layer(axum::middleware::from_fn_with_state(

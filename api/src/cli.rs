@@ -34,6 +34,33 @@ pub enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
+    /// Scrape one URL with the same engine, without a server, and print it.
+    Scrape(ScrapeArgs),
+}
+
+/// `webdata scrape URL`.
+#[derive(Debug, clap::Args)]
+pub struct ScrapeArgs {
+    /// The page to scrape.
+    pub url: String,
+    /// Formats to return (repeat or comma-separate): markdown, html, rawHtml, text, links, chunks, metadata.
+    #[arg(long = "format", short = 'f', value_delimiter = ',')]
+    pub formats: Vec<String>,
+    /// Print the whole Document as JSON instead of the first text format.
+    #[arg(long)]
+    pub json: bool,
+    /// Keep the whole page, not only the main content.
+    #[arg(long)]
+    pub full_page: bool,
+    /// Skip the robots.txt check.
+    #[arg(long)]
+    pub ignore_robots: bool,
+    /// Whole-scrape timeout in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub timeout: i64,
+    /// Private networks the scrape may reach (CIDRs or `true`).
+    #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
+    pub allow_private_networks: Option<String>,
 }
 
 /// `webdata keys …`
@@ -148,6 +175,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(args).await,
         Command::Openapi => print_json(&crate::openapi::document()),
+        Command::Scrape(args) => scrape_once(args).await,
         Command::Keys { cmd } => match cmd {
             KeysCmd::Create { store, org, name } => {
                 print_json(&open(&store).await?.create_key(&org, &name).await?)
@@ -268,10 +296,14 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = open(&args.store).await?;
     let shown_key = bootstrap(&store, &args).await?;
     let config = Arc::new(Config::from_args(&args));
+    let guard = webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+        .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let state = AppState {
         store: store.clone(),
         config: config.clone(),
         metrics: Arc::new(Metrics::default()),
+        engine,
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -296,6 +328,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Cached scrapes are kept this long (a larger `maxAge` finds nothing older).
+const SCRAPE_CACHE_KEEP_MS: i64 = 7 * 24 * 60 * 60 * 1000;
+
 fn spawn_janitor(store: Store, request_timeout_ms: i64) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
@@ -306,6 +341,9 @@ fn spawn_janitor(store: Store, request_timeout_ms: i64) {
                 .await
             {
                 tracing::warn!(error = %e, "sweep failed");
+            }
+            if let Err(e) = store.cache_sweep(SCRAPE_CACHE_KEEP_MS).await {
+                tracing::warn!(error = %e, "sweeping the scrape cache failed");
             }
             if let Err(e) = store
                 .release_stale_reservations(request_timeout_ms + 300_000)
@@ -339,6 +377,58 @@ async fn shutdown_signal() {
 pub fn check_key_shape(k: &str) -> anyhow::Result<()> {
     if !webdata_core::store::looks_like_key(k) {
         bail!("a key is wd_ followed by 43 characters of A-Z a-z 0-9 - _");
+    }
+    Ok(())
+}
+
+/// `webdata scrape URL`: the scrape engine, once, printing to stdout.
+async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
+    use webdata_core::types::{Format, ScrapeOptions, ScrapeRequest};
+    let formats: Vec<Format> = if args.formats.is_empty() {
+        vec![Format::Markdown, Format::Metadata]
+    } else {
+        args.formats
+            .iter()
+            .map(|f| {
+                serde_json::from_value(serde_json::Value::String(f.trim().to_string()))
+                    .map_err(|_| anyhow::anyhow!("unknown format `{f}`"))
+            })
+            .collect::<anyhow::Result<_>>()?
+    };
+    let req = ScrapeRequest {
+        url: args.url.clone(),
+        options: ScrapeOptions {
+            formats: Some(formats.clone()),
+            only_main_content: Some(!args.full_page),
+            ignore_robots: Some(args.ignore_robots),
+            timeout: Some(args.timeout),
+            ..Default::default()
+        },
+    };
+    webdata_core::validate::check_url("url", &req.url).map_err(|e| anyhow::anyhow!(e.message))?;
+    webdata_core::validate::check_scrape_options("", &req.options).map_err(|e| anyhow::anyhow!(e.message))?;
+    let guard = webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+        .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let scraped = engine
+        .scrape(&req)
+        .await
+        .map_err(|f| anyhow::anyhow!("{}: {}", f.code, f.message))?;
+    let doc = scraped.document;
+    if args.json {
+        return print_json(&doc);
+    }
+    let text = formats.iter().find_map(|f| match f {
+        Format::Markdown => doc.markdown.clone(),
+        Format::Html => doc.html.clone(),
+        Format::RawHtml => doc.raw_html.clone(),
+        Format::Text => doc.text.clone(),
+        Format::Links => doc.links.as_ref().map(|l| l.join("\n")),
+        _ => None,
+    });
+    match text {
+        Some(t) => println!("{t}"),
+        None => print_json(&doc)?,
     }
     Ok(())
 }

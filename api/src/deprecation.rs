@@ -116,7 +116,7 @@ mod tests {
         );
         assert_eq!(
             h.get("sunset").and_then(|v| v.to_str().ok()),
-            Some("Thu, 01 Apr 2026 00:00:00 GMT")
+            Some("Wed, 01 Apr 2026 00:00:00 GMT")
         );
         assert_eq!(
             h.get("link").and_then(|v| v.to_str().ok()),

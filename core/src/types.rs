@@ -107,6 +107,25 @@ pub struct ScrapeOptions {
 }
 
 impl ScrapeOptions {
+    /// The wire names of every field, for unknown-field checks.
+    pub const FIELDS: [&'static str; 15] = [
+        "formats",
+        "onlyMainContent",
+        "siteMarkdown",
+        "includeTags",
+        "excludeTags",
+        "tier",
+        "allowPremium",
+        "actions",
+        "waitFor",
+        "timeout",
+        "maxAge",
+        "headers",
+        "location",
+        "chunkSize",
+        "ignoreRobots",
+    ];
+
     /// Requested formats, `[markdown, metadata]` by default.
     pub fn formats(&self) -> Vec<Format> {
         self.formats
@@ -137,7 +156,7 @@ impl ScrapeOptions {
 
 /// POST /v1/scrape body: every ScrapeOptions field plus `url`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct ScrapeRequest {
     /// Absolute http(s) URL of the page.
     pub url: String,

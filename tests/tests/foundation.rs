@@ -508,7 +508,7 @@ async fn idempotency_replays_without_charge_conflicts_and_mismatches(db: Db) {
     b.assert_error(409, "idempotency_in_progress");
     assert_eq!(s.credits().await, 998);
     // A failed request frees its key: the retry runs again.
-    let fail = json!({"url": site.url("/missing")});
+    let fail = json!({"url": "http://127.0.0.2:9/", "timeout": 2000});
     let f1 = s
         .post_as(
             &s.key,
@@ -645,7 +645,7 @@ async fn failed_scrape_costs_nothing(db: Db) {
     assert_eq!(dead.json["credits_used"], 0);
     assert_eq!(s.credits().await, 1000);
     let store = s.store().await;
-    let charged: i64 = sqlx::query_scalar("SELECT COALESCE(SUM(settled), 0) FROM credit_ledger")
+    let charged: i64 = sqlx::query_scalar("SELECT CAST(COALESCE(SUM(settled), 0) AS BIGINT) FROM credit_ledger")
         .fetch_one(store.pool())
         .await
         .expect("ledger");

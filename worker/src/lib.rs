@@ -3,3 +3,8 @@
 pub mod fetch;
 pub mod guard;
 pub mod robots;
+pub mod scrape;
+pub mod glob;
+pub mod urlnorm;
+pub mod sitemap;
+pub mod content;

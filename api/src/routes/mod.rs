@@ -2,4 +2,5 @@
 
 pub mod admin;
 pub mod ops;
+pub mod scrape;
 pub mod team;

@@ -4,12 +4,14 @@
 //! driver; the few statements that differ (row locks) branch on
 //! [`Backend`]. Times are unix milliseconds.
 
+mod cache;
 mod idempotency;
 mod keys;
 mod ledger;
 mod limits;
 mod orgs;
 
+pub use cache::CachedScrape;
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
 
 /// How long idempotency keys replay (24 hours).

@@ -1,0 +1,39 @@
+# webdata: `make run` starts the service on its embedded default (SQLite);
+# `make test` installs what the tests need when missing and runs every test.
+SHELL := /bin/bash
+CARGO ?= cargo
+RUN_DIR ?= .webdata
+LISTEN ?= 127.0.0.1:3002
+
+.PHONY: run test deps lint
+
+run:
+	@$(CARGO) build --release --bin webdata
+	@mkdir -p $(RUN_DIR)
+	@[ -s $(RUN_DIR)/dev.key ] || ./target/release/webdata keys generate > $(RUN_DIR)/dev.key
+	@[ -s $(RUN_DIR)/admin.token ] || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/admin.token
+	@KEY=$$(cat $(RUN_DIR)/dev.key); \
+	echo ""; \
+	echo "  webdata is starting on http://$(LISTEN) (store: sqlite://$(RUN_DIR)/webdata.db)"; \
+	echo "  API key:     $$KEY"; \
+	echo "  Admin token: $$(cat $(RUN_DIR)/admin.token)"; \
+	echo ""; \
+	echo "  Try:  curl -s http://$(LISTEN)/v1/team/credit-usage -H \"Authorization: Bearer $$KEY\""; \
+	echo "        curl -s http://$(LISTEN)/v1/scrape -H \"Authorization: Bearer $$KEY\" -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}'"; \
+	echo ""; \
+	WEBDATA_DATABASE_URL=sqlite://$(RUN_DIR)/webdata.db \
+	WEBDATA_LISTEN=$(LISTEN) \
+	WEBDATA_BOOTSTRAP_KEY=$$KEY \
+	WEBDATA_ADMIN_TOKEN=$$(cat $(RUN_DIR)/admin.token) \
+	exec ./target/release/webdata serve
+
+# Everything the tests need, installed only when missing.
+deps:
+	@bash scripts/install-test-deps.sh
+
+lint:
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test: deps
+	@bash scripts/test.sh

@@ -1,0 +1,46 @@
+//! The OpenAPI document covers every route that exists, with the spec's
+//! field names and the Error shape on every error response.
+
+use webdata_core::types::ScrapeOptions;
+
+#[test]
+fn document_covers_routes_fields_and_errors() {
+    let doc = webdata_api::openapi::document();
+    assert_eq!(doc["openapi"], "3.0.3");
+    let paths = doc["paths"].as_object().expect("paths");
+    for p in ["/v1/scrape", "/v1/team/credit-usage", "/v1/openapi.json"] {
+        assert!(paths.contains_key(p), "missing {p}");
+    }
+    for p in ["/v1/crawl", "/v1/map", "/v1/brand"] {
+        assert!(!paths.contains_key(p), "{p} is not built and must not be documented");
+    }
+    let schemas = doc["components"]["schemas"].as_object().expect("schemas");
+    let req = doc["paths"]["/v1/scrape"]["post"]["requestBody"]["content"]["application/json"]["schema"].clone();
+    let req_name = req["$ref"].as_str().expect("ref").rsplit('/').next().expect("name").to_string();
+    let props = schemas[&req_name]["properties"].as_object().expect("properties");
+    assert!(props.contains_key("url"));
+    for f in ScrapeOptions::FIELDS {
+        assert!(props.contains_key(f), "ScrapeRequest lacks {f}");
+    }
+    let err = schemas["ErrorResponse"]["properties"].as_object().expect("error props");
+    for f in ["success", "error", "credits_used", "request_id"] {
+        assert!(err.contains_key(f));
+    }
+    for (path, item) in paths {
+        for (method, op) in item.as_object().expect("ops") {
+            let responses = op["responses"].as_object().expect("responses");
+            assert!(responses.contains_key("200"), "{method} {path}");
+            if path != "/v1/openapi.json" {
+                for status in ["400", "401", "429", "500"] {
+                    let r = &responses[status];
+                    assert_eq!(
+                        r["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/ErrorResponse",
+                        "{method} {path} {status}"
+                    );
+                }
+            }
+        }
+    }
+    let codes = schemas["ErrorCode"]["enum"].as_array().expect("codes");
+    assert!(codes.iter().any(|c| c == "insufficient_credits"));
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs what `make test` needs, only when it is missing: Debian's
+# PostgreSQL server, cargo-nextest (if absent, tests fall back to cargo test).
+set -euo pipefail
+need_apt=()
+ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
+command -v runuser >/dev/null 2>&1 || need_apt+=(util-linux)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  echo "installing: ${need_apt[*]}"
+  SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+# Debian's postgresql package starts a system cluster; the tests use their own.
+exit 0

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every test: formatting and lints, then unit, contract and end-to-end
+# tests against SQLite and a PostgreSQL server started here on loopback.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+echo "== fmt and clippy"
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets -- -D warnings
+
+echo "== build"
+cargo build --workspace --bins --tests
+
+echo "== postgres on loopback"
+PG_URL="$(bash scripts/test-postgres.sh start)"
+trap 'bash scripts/test-postgres.sh stop' EXIT
+export WEBDATA_TEST_POSTGRES_URL="$PG_URL"
+echo "   $PG_URL"
+
+echo "== tests"
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --no-fail-fast --test-threads "${WEBDATA_TEST_THREADS:-4}"
+else
+  cargo test --workspace --no-fail-fast
+fi

@@ -1,0 +1,482 @@
+//! A flat, pre-order copy of the parsed page that every later pass walks
+//! without recursion: a node's subtree is the index range `i..end`, its parent
+//! comes before it, so inherited flags are one forward loop and subtree sums
+//! one backward loop.
+
+use scraper::{ElementRef, Html, Node as ScraperNode};
+use url::Url;
+
+/// Elements deeper than this are read as plain inline text by the writers.
+pub const MAX_DEPTH: u32 = 256;
+/// Marks "no parent" (the document node).
+pub const NO_PARENT: u32 = u32::MAX;
+
+/// What an element means to the content pipeline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tag {
+    A,
+    Article,
+    Aside,
+    Base,
+    Blockquote,
+    Body,
+    Bold,
+    Br,
+    Caption,
+    Code,
+    Dd,
+    Div,
+    Dl,
+    Dt,
+    Footer,
+    Form,
+    Guard,
+    H(u8),
+    Head,
+    Header,
+    Hr,
+    Html,
+    Iframe,
+    Img,
+    Input,
+    Italic,
+    Li,
+    Link,
+    Main,
+    Meta,
+    Nav,
+    Noscript,
+    Ol,
+    P,
+    Pre,
+    Script,
+    Section,
+    Strike,
+    Table,
+    TableSection,
+    Td,
+    Th,
+    Time,
+    Title,
+    Tr,
+    Ul,
+    /// Other block-level elements (address, figure, details, ...).
+    Block,
+    /// Never content: style, template, svg/math, media, form controls.
+    NonContent,
+    /// Any other element: laid out inline.
+    Inline,
+}
+
+impl Tag {
+    /// Classifies an HTML-namespace element by its local name.
+    fn of(name: &str) -> Tag {
+        match name {
+            "a" => Tag::A,
+            "article" => Tag::Article,
+            "aside" => Tag::Aside,
+            "base" => Tag::Base,
+            "blockquote" => Tag::Blockquote,
+            "body" => Tag::Body,
+            "b" | "strong" => Tag::Bold,
+            "br" => Tag::Br,
+            "caption" => Tag::Caption,
+            "code" | "kbd" | "samp" | "tt" => Tag::Code,
+            "dd" => Tag::Dd,
+            "div" => Tag::Div,
+            "dl" => Tag::Dl,
+            "dt" => Tag::Dt,
+            "footer" => Tag::Footer,
+            "form" => Tag::Form,
+            "h1" => Tag::H(1),
+            "h2" => Tag::H(2),
+            "h3" => Tag::H(3),
+            "h4" => Tag::H(4),
+            "h5" => Tag::H(5),
+            "h6" => Tag::H(6),
+            "head" => Tag::Head,
+            "header" => Tag::Header,
+            "hr" => Tag::Hr,
+            "html" => Tag::Html,
+            "iframe" => Tag::Iframe,
+            "img" => Tag::Img,
+            "input" => Tag::Input,
+            "i" | "em" | "cite" | "dfn" | "var" => Tag::Italic,
+            "li" => Tag::Li,
+            "link" => Tag::Link,
+            "main" => Tag::Main,
+            "meta" => Tag::Meta,
+            "nav" => Tag::Nav,
+            "noscript" => Tag::Noscript,
+            "ol" => Tag::Ol,
+            "p" => Tag::P,
+            "pre" | "listing" | "xmp" => Tag::Pre,
+            "script" => Tag::Script,
+            "section" => Tag::Section,
+            "s" | "del" | "strike" => Tag::Strike,
+            "table" => Tag::Table,
+            "thead" | "tbody" | "tfoot" => Tag::TableSection,
+            "td" => Tag::Td,
+            "th" => Tag::Th,
+            "time" => Tag::Time,
+            "title" => Tag::Title,
+            "tr" => Tag::Tr,
+            "ul" | "menu" | "dir" => Tag::Ul,
+            "address" | "center" | "details" | "dialog" | "fieldset" | "figcaption" | "figure"
+            | "hgroup" | "legend" | "summary" | "search" | "colgroup" => Tag::Block,
+            "style" | "template" | "object" | "embed" | "canvas" | "video" | "audio" | "map"
+            | "button" | "select" | "option" | "optgroup" | "datalist" | "textarea" | "meter"
+            | "progress" | "noembed" | "noframes" | "frameset" | "frame" | "slot" => {
+                Tag::NonContent
+            }
+            _ => Tag::Inline,
+        }
+    }
+
+    /// Block-level for layout: breaks lines in text and markdown.
+    pub fn is_block(self) -> bool {
+        !matches!(
+            self,
+            Tag::A
+                | Tag::Bold
+                | Tag::Italic
+                | Tag::Strike
+                | Tag::Code
+                | Tag::Inline
+                | Tag::Br
+                | Tag::Img
+                | Tag::Time
+                | Tag::Guard
+                | Tag::Input
+        )
+    }
+}
+
+/// One node of the flat DOM.
+#[derive(Debug, Clone, Copy)]
+pub enum Kind<'a> {
+    /// The document root (index 0).
+    Document,
+    /// An element with its scraper handle (attributes, selector matching).
+    Element(ElementRef<'a>, Tag),
+    /// A text node.
+    Text(&'a str),
+}
+
+/// A node with its place in the tree.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'a> {
+    /// Element, text or the document.
+    pub kind: Kind<'a>,
+    /// Index of the parent, `NO_PARENT` for the document.
+    pub parent: u32,
+    /// One past the last index of this node's subtree.
+    pub end: u32,
+    /// Element ancestors above this node.
+    pub depth: u32,
+}
+
+/// The page as a pre-order array.
+pub struct Dom<'a> {
+    /// Nodes in document order; index 0 is the document.
+    pub nodes: Vec<Node<'a>>,
+}
+
+impl<'a> Dom<'a> {
+    /// Flattens a parsed page without recursion.
+    pub fn build(html: &'a Html) -> Dom<'a> {
+        let mut nodes: Vec<Node<'a>> = Vec::new();
+        // `open` holds the flat indices of the ancestors of the cursor.
+        let mut open: Vec<u32> = Vec::new();
+        let mut cursor = Some(html.tree.root());
+        while let Some(node) = cursor {
+            let kind = match node.value() {
+                ScraperNode::Document | ScraperNode::Fragment => Some(Kind::Document),
+                ScraperNode::Text(t) => Some(Kind::Text(&t.text)),
+                ScraperNode::Element(el) => ElementRef::wrap(node).map(|er| {
+                    let tag = if el.name.ns.as_ref() != "http://www.w3.org/1999/xhtml" {
+                        Tag::NonContent
+                    } else if el.name.local.as_ref() == "marquee"
+                        && el.attr(super::parse::GUARD_ATTR).is_some()
+                    {
+                        Tag::Guard
+                    } else {
+                        Tag::of(el.name.local.as_ref())
+                    };
+                    Kind::Element(er, tag)
+                }),
+                _ => None,
+            };
+            let mut descend = false;
+            if let Some(kind) = kind {
+                let idx = nodes.len() as u32;
+                nodes.push(Node {
+                    kind,
+                    parent: open.last().copied().unwrap_or(NO_PARENT),
+                    end: idx + 1,
+                    depth: open.len() as u32,
+                });
+                if !matches!(kind, Kind::Text(_)) {
+                    if let Some(child) = node.first_child() {
+                        open.push(idx);
+                        cursor = Some(child);
+                        descend = true;
+                    }
+                }
+            }
+            if descend {
+                continue;
+            }
+            // Move to the next sibling, closing finished ancestors on the way up.
+            let mut at = node;
+            cursor = None;
+            loop {
+                if let Some(next) = at.next_sibling() {
+                    cursor = Some(next);
+                    break;
+                }
+                let Some(parent) = at.parent() else { break };
+                match open.pop() {
+                    Some(p) => nodes[p as usize].end = nodes.len() as u32,
+                    None => break,
+                }
+                at = parent;
+            }
+        }
+        let len = nodes.len() as u32;
+        for p in open {
+            nodes[p as usize].end = len;
+        }
+        Dom { nodes }
+    }
+
+    /// Number of nodes.
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// The tag of node `i`, if it is an element.
+    pub fn tag(&self, i: usize) -> Option<Tag> {
+        match self.nodes[i].kind {
+            Kind::Element(_, t) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Attribute `name` of element `i`.
+    pub fn attr(&self, i: usize, name: &str) -> Option<&'a str> {
+        match self.nodes[i].kind {
+            Kind::Element(er, _) => er.value().attr(name),
+            _ => None,
+        }
+    }
+
+    /// The local name of element `i`.
+    pub fn name(&self, i: usize) -> &'a str {
+        match self.nodes[i].kind {
+            Kind::Element(er, _) => er.value().name(),
+            _ => "",
+        }
+    }
+
+    /// First element with this tag, in document order.
+    pub fn find(&self, tag: Tag) -> Option<usize> {
+        (0..self.len()).find(|&i| self.tag(i) == Some(tag))
+    }
+
+    /// The `<body>` (or the document when there is none).
+    pub fn body(&self) -> usize {
+        self.find(Tag::Body).unwrap_or(0)
+    }
+
+    /// True when `d` lies inside the subtree of `a` (or is `a`).
+    pub fn contains(&self, a: usize, d: usize) -> bool {
+        a <= d && d < self.nodes[a].end as usize
+    }
+
+    /// Text of the subtree at `i`, whitespace collapsed, skipping `dead` subtrees.
+    pub fn text_of(&self, i: usize, dead: Option<&[bool]>) -> String {
+        let mut out = String::new();
+        let end = self.nodes[i].end as usize;
+        let mut j = i;
+        while j < end {
+            if dead.is_some_and(|d| d[j]) {
+                j = self.nodes[j].end as usize;
+                continue;
+            }
+            if let Kind::Text(t) = self.nodes[j].kind {
+                push_collapsed(&mut out, t);
+            } else if self.tag(j).is_some_and(Tag::is_block) && !out.ends_with(' ') {
+                out.push(' ');
+            }
+            j += 1;
+        }
+        out.trim().to_string()
+    }
+}
+
+impl Dom<'_> {
+    /// Text of the subtree at `i` exactly as written (script bodies, JSON).
+    pub fn text_of_raw(&self, i: usize) -> String {
+        let end = self.nodes[i].end as usize;
+        let mut out = String::new();
+        for n in &self.nodes[i..end] {
+            if let Kind::Text(t) = n.kind {
+                out.push_str(t);
+            }
+        }
+        out
+    }
+}
+
+/// Appends `text` with runs of whitespace collapsed to one space.
+pub fn push_collapsed(out: &mut String, text: &str) {
+    for (k, word) in text.split(is_html_space).enumerate() {
+        if k > 0 && !out.is_empty() && !out.ends_with(' ') {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+}
+
+/// Whitespace as HTML collapses it (not the no-break space).
+pub fn is_html_space(c: char) -> bool {
+    matches!(c, ' ' | '\t' | '\n' | '\r' | '\x0c')
+}
+
+/// Scripts written without spaces between words: each character counts as a
+/// word and as content (Han, kana).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+        | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x2FFFF)
+}
+
+/// Visible characters and words of `text` (CJK characters count as words).
+pub fn count_text(text: &str) -> (usize, usize) {
+    let mut chars = 0;
+    let mut words = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        if c.is_whitespace() {
+            in_word = false;
+            continue;
+        }
+        chars += 1;
+        if is_cjk(c) {
+            words += 1;
+            in_word = false;
+        } else if c.is_alphanumeric() {
+            if !in_word {
+                words += 1;
+            }
+            in_word = true;
+        } else {
+            in_word = false;
+        }
+    }
+    (chars, words)
+}
+
+/// Resolves page references against the document base URL.
+pub struct Resolver {
+    base: Url,
+}
+
+impl Resolver {
+    /// Uses `<base href>` when the page has a valid http(s) one.
+    pub fn new(dom: &Dom<'_>, page_url: &Url) -> Resolver {
+        let base = dom
+            .find(Tag::Base)
+            .and_then(|i| dom.attr(i, "href"))
+            .and_then(|h| page_url.join(h.trim()).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .unwrap_or_else(|| page_url.clone());
+        Resolver { base }
+    }
+
+    /// Any reference made absolute, refusing scripts and inline data.
+    pub fn resolve(&self, raw: &str) -> Option<Url> {
+        let raw = raw.trim();
+        if raw.is_empty() {
+            return None;
+        }
+        let url = self.base.join(raw).ok()?;
+        match url.scheme() {
+            "javascript" | "data" | "vbscript" | "blob" | "about" => None,
+            _ => Some(url),
+        }
+    }
+
+    /// A reference as an absolute http(s) URL string.
+    pub fn http(&self, raw: &str) -> Option<Url> {
+        self.resolve(raw)
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+    }
+}
+
+/// Lower-cased tokens of an element's `class` and `id`.
+pub fn class_id_tokens<'a>(dom: &Dom<'a>, i: usize) -> impl Iterator<Item = String> + 'a {
+    let class = dom.attr(i, "class").unwrap_or("");
+    let id = dom.attr(i, "id").unwrap_or("");
+    class
+        .split(|c: char| !c.is_alphanumeric())
+        .chain(id.split(|c: char| !c.is_alphanumeric()))
+        .filter(|t| !t.is_empty())
+        .map(|t| t.to_ascii_lowercase())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dom_of(html: &Html) -> Dom<'_> {
+        Dom::build(html)
+    }
+
+    #[test]
+    fn flat_dom_keeps_preorder_ranges_and_depths() {
+        let html = super::super::parse::parse_document("<p>a<b>b</b></p><div>c</div>");
+        let dom = dom_of(&html);
+        let p = dom.find(Tag::P).unwrap_or(0);
+        let b = dom.find(Tag::Bold).unwrap_or(0);
+        let div = dom.find(Tag::Div).unwrap_or(0);
+        assert!(dom.contains(p, b));
+        assert!(!dom.contains(p, div));
+        assert_eq!(dom.nodes[b].parent as usize, p);
+        assert_eq!(dom.nodes[b].depth, dom.nodes[p].depth + 1);
+        assert_eq!(dom.text_of(dom.body(), None), "ab c");
+    }
+
+    #[test]
+    fn flattening_100k_levels_needs_no_recursion() {
+        let page = format!("{}deep{}", "<span>".repeat(100_000), "</span>".repeat(100_000));
+        let html = super::super::parse::parse_document(&page);
+        let dom = dom_of(&html);
+        assert!(dom.text_of(0, None).contains("deep"));
+    }
+
+    #[test]
+    fn cjk_characters_count_as_words() {
+        assert_eq!(count_text("日本語の文章"), (6, 6));
+        assert_eq!(count_text("Hello, big world"), (14, 3));
+        assert_eq!(count_text("Größe über"), (9, 2));
+    }
+
+    #[test]
+    fn base_href_changes_resolution_and_scripts_are_refused() {
+        let html = super::super::parse::parse_document(
+            "<head><base href='/docs/'></head><a href='x'>x</a>",
+        );
+        let dom = dom_of(&html);
+        let page = Url::parse("https://ex.com/a/b").ok();
+        let Some(page) = page else { return };
+        let r = Resolver::new(&dom, &page);
+        assert_eq!(
+            r.http("guide.html").map(|u| u.to_string()),
+            Some("https://ex.com/docs/guide.html".to_string())
+        );
+        assert!(r.resolve("javascript:alert(1)").is_none());
+        assert!(r.http("mailto:a@b.c").is_none());
+    }
+}

@@ -1,0 +1,231 @@
+//! The content pipeline: one parse of a page, then main content, markdown,
+//! text, cleaned HTML, links, metadata, chunks and quality signals from it.
+//!
+//! Everything walks a flat pre-order copy of the DOM ([`dom`]) with explicit
+//! stacks, so deep or hostile pages cost linear time and no native stack.
+
+mod chunks;
+mod dom;
+mod main_content;
+mod markdown;
+mod metadata;
+mod parse;
+mod quality;
+mod serialize;
+mod tables;
+#[cfg(test)]
+mod tests;
+
+use scraper::Selector;
+use url::Url;
+use webdata_core::types::{Chunk, Format, Metadata, ScrapeOptions};
+
+pub use chunks::{chunk_markdown, count_tokens, CHUNK_SIZE_RANGE};
+pub use quality::{assess, needs_render, QualitySignals, THIN_WORDS};
+
+use dom::{count_text, Dom, Resolver};
+use main_content::{select, Rules};
+use markdown::{render, Mode};
+
+/// What to produce from a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContentOptions {
+    /// Keep only the main content (the spec's `onlyMainContent`, default true).
+    pub only_main_content: bool,
+    /// CSS selectors: keep only matching elements (overrides main content).
+    pub include_tags: Vec<String>,
+    /// CSS selectors: drop matching elements.
+    pub exclude_tags: Vec<String>,
+    /// Produce `markdown`.
+    pub want_markdown: bool,
+    /// Produce cleaned `html` of the kept content.
+    pub want_html: bool,
+    /// Produce plain `text`.
+    pub want_text: bool,
+    /// Produce every link of the page.
+    pub want_links: bool,
+    /// Keep parsed JSON-LD in the metadata.
+    pub want_json_ld: bool,
+    /// Produce chunks of at most this many tokens.
+    pub chunk_size: Option<usize>,
+}
+
+impl Default for ContentOptions {
+    fn default() -> Self {
+        ContentOptions {
+            only_main_content: true,
+            include_tags: Vec::new(),
+            exclude_tags: Vec::new(),
+            want_markdown: true,
+            want_html: false,
+            want_text: false,
+            want_links: false,
+            want_json_ld: false,
+            chunk_size: None,
+        }
+    }
+}
+
+impl ContentOptions {
+    /// The content-related part of a scrape request.
+    pub fn from_scrape_options(o: &ScrapeOptions) -> ContentOptions {
+        let formats = o.formats();
+        let has = |f: Format| formats.contains(&f);
+        ContentOptions {
+            only_main_content: o.only_main_content(),
+            include_tags: o.include_tags.clone().unwrap_or_default(),
+            exclude_tags: o.exclude_tags.clone().unwrap_or_default(),
+            want_markdown: has(Format::Markdown),
+            want_html: has(Format::Html),
+            want_text: has(Format::Text),
+            want_links: has(Format::Links),
+            want_json_ld: has(Format::Metadata),
+            chunk_size: has(Format::Chunks).then(|| {
+                o.chunk_size()
+                    .clamp(CHUNK_SIZE_RANGE.0 as i64, CHUNK_SIZE_RANGE.1 as i64) as usize
+            }),
+        }
+    }
+}
+
+/// Everything extracted from one page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Extracted {
+    /// GitHub-flavoured markdown of the kept content.
+    pub markdown: Option<String>,
+    /// Cleaned HTML of the kept content, URLs absolute.
+    pub html: Option<String>,
+    /// Plain text of the kept content.
+    pub text: Option<String>,
+    /// Every http(s) link of the page, absolute, without fragment, de-duplicated.
+    pub links: Option<Vec<String>>,
+    /// Token-bounded chunks of the markdown.
+    pub chunks: Option<Vec<Chunk>>,
+    /// Page metadata (`statusCode`/`contentType` are the caller's to fill).
+    pub metadata: Metadata,
+    /// Measurements for [`assess`] and [`needs_render`].
+    pub quality_signals: QualitySignals,
+}
+
+/// Errors of the content pipeline.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ContentError {
+    /// An `includeTags`/`excludeTags` entry is not a valid CSS selector.
+    #[error("invalid CSS selector in includeTags/excludeTags: {0:?}")]
+    InvalidSelector(String),
+}
+
+fn selectors(list: &[String]) -> Result<Vec<Selector>, ContentError> {
+    list.iter()
+        .map(|s| Selector::parse(s).map_err(|_| ContentError::InvalidSelector(s.clone())))
+        .collect()
+}
+
+/// Extracts the requested formats from decoded HTML fetched from `page_url`
+/// (its final URL, the base for relative links unless the page sets `<base href>`).
+pub fn extract(html: &str, page_url: &Url, opts: &ContentOptions) -> Result<Extracted, ContentError> {
+    let include = selectors(&opts.include_tags)?;
+    let exclude = selectors(&opts.exclude_tags)?;
+    let doc = parse::parse_document(html);
+    let dom = Dom::build(&doc);
+    let resolver = Resolver::new(&dom, page_url);
+
+    let main = select(
+        &dom,
+        &Rules {
+            only_main: true,
+            include: &[],
+            exclude: &[],
+        },
+    );
+    let custom = !opts.only_main_content || !include.is_empty() || !exclude.is_empty();
+    let chosen = custom.then(|| {
+        select(
+            &dom,
+            &Rules {
+                only_main: opts.only_main_content,
+                include: &include,
+                exclude: &exclude,
+            },
+        )
+    });
+    let sel = chosen.as_ref().unwrap_or(&main);
+
+    let markdown = (opts.want_markdown || opts.chunk_size.is_some())
+        .then(|| render(&dom, sel, &resolver, Mode::Markdown));
+    let chunks = match (&markdown, opts.chunk_size) {
+        (Some(md), Some(size)) => Some(chunk_markdown(md, size)),
+        _ => None,
+    };
+    let metadata = metadata::extract(&dom, &resolver, opts.want_json_ld);
+    Ok(Extracted {
+        markdown: markdown.filter(|_| opts.want_markdown),
+        html: opts
+            .want_html
+            .then(|| serialize::html(&dom, sel, &resolver)),
+        text: opts
+            .want_text
+            .then(|| render(&dom, sel, &resolver, Mode::Text)),
+        links: opts.want_links.then(|| serialize::links(&dom, &resolver)),
+        chunks,
+        quality_signals: quality::signals(&dom, &main, metadata.title.as_deref()),
+        metadata,
+    })
+}
+
+/// Content of a non-HTML response (plain text, markdown, JSON, XML): markdown
+/// is the text itself, JSON pretty-printed in a fenced block, XML fenced. The
+/// caller reports the `non_html` issue and fills status and content type.
+pub fn text_document(body: &str, content_type: &str) -> Extracted {
+    let mime = content_type
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    let is_json = mime == "application/json" || mime.ends_with("+json") || mime == "text/json";
+    let is_xml = mime.ends_with("/xml") || mime.ends_with("+xml");
+    let fenced = |lang: &str, code: &str| {
+        let run = code
+            .split(|c| c != '`')
+            .map(str::len)
+            .max()
+            .unwrap_or(0);
+        let fence = "`".repeat(run.max(2) + 1);
+        format!("{fence}{lang}\n{}\n{fence}", code.trim_end())
+    };
+    let (markdown, text) = if is_json {
+        let pretty = serde_json::from_str::<serde_json::Value>(body)
+            .ok()
+            .and_then(|v| serde_json::to_string_pretty(&v).ok())
+            .unwrap_or_else(|| body.to_string());
+        (fenced("json", &pretty), pretty)
+    } else if is_xml {
+        (fenced("xml", body), body.to_string())
+    } else {
+        (body.trim().to_string(), body.to_string())
+    };
+    let title = (mime == "text/markdown")
+        .then(|| {
+            body.lines()
+                .find_map(|l| l.strip_prefix("# ").map(|t| t.trim().to_string()))
+        })
+        .flatten();
+    let (chars, words) = count_text(&text);
+    Extracted {
+        markdown: Some(markdown),
+        text: Some(text),
+        metadata: Metadata {
+            title,
+            ..Metadata::default()
+        },
+        quality_signals: QualitySignals {
+            main_chars: chars,
+            main_words: words,
+            body_chars: chars,
+            body_words: words,
+            ..QualitySignals::default()
+        },
+        ..Extracted::default()
+    }
+}

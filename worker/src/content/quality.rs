@@ -1,0 +1,396 @@
+//! Quality signals measured on the page, and the pure verdict drawn from them.
+
+use webdata_core::types::{Quality, QualityIssue};
+
+use super::dom::{class_id_tokens, count_text, Dom, Kind, Tag};
+use super::main_content::{non_content, Selection, Stats};
+
+/// Fewer words than this in the main content is thin.
+pub const THIN_WORDS: usize = 50;
+/// Characters of page text searched for phrases (walls live on short pages).
+const SAMPLE_CHARS: usize = 20_000;
+
+/// What the page looks like, measured once; [`assess`] and [`needs_render`] decide.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct QualitySignals {
+    /// Visible characters of the main content (CJK-aware: characters, not bytes).
+    pub main_chars: usize,
+    /// Words of the main content (each CJK character counts as one).
+    pub main_words: usize,
+    /// Visible characters of the whole body.
+    pub body_chars: usize,
+    /// Words of the whole body.
+    pub body_words: usize,
+    /// `<script>` elements other than data blocks (JSON-LD, templates).
+    pub scripts: usize,
+    /// Of those, scripts loaded from a `src`.
+    pub external_scripts: usize,
+    /// Bytes of inline script code.
+    pub script_bytes: usize,
+    /// An empty SPA mount point (`#root`, `#app`, `#__next`, ...).
+    pub app_root_empty: bool,
+    /// A `<noscript>` asking to enable JavaScript.
+    pub noscript_requires_js: bool,
+    /// The first bot-challenge marker seen (attribute, URL, title or phrase).
+    pub bot_marker: Option<&'static str>,
+    /// Characters inside cookie/consent containers.
+    pub consent_chars: usize,
+    /// The page talks about cookies or consent.
+    pub cookie_terms: bool,
+    /// The page has a password field.
+    pub password_field: bool,
+    /// The page asks to sign in.
+    pub login_terms: bool,
+    /// Title or first `<h1>` says "not found" (several languages).
+    pub not_found_title: bool,
+}
+
+const APP_ROOT_IDS: &[&str] = &[
+    "root", "app", "__next", "___gatsby", "__nuxt", "svelte", "app-root", "main-app",
+];
+const BOT_ATTRS: &[&str] = &[
+    "cf-challenge",
+    "challenge-form",
+    "challenge-running",
+    "cf-turnstile",
+    "cf-browser-verification",
+    "g-recaptcha",
+    "h-captcha",
+    "px-captcha",
+    "captcha-container",
+];
+const BOT_URLS: &[&str] = &[
+    "challenges.cloudflare.com",
+    "/cdn-cgi/challenge-platform",
+    "hcaptcha.com",
+    "google.com/recaptcha",
+    "recaptcha/api",
+    "captcha-delivery.com",
+    "perimeterx",
+    "px-cloud.net",
+];
+const BOT_TITLES: &[&str] = &[
+    "just a moment",
+    "attention required",
+    "access denied",
+    "security check",
+    "are you a robot",
+    "robot check",
+    "pardon our interruption",
+    "captcha",
+    "verify you are human",
+    "ddos-guard",
+    "one more step",
+];
+const BOT_PHRASES: &[&str] = &[
+    "verify you are human",
+    "verifying you are human",
+    "verify that you are human",
+    "checking your browser",
+    "checking if the site connection is secure",
+    "are you a robot",
+    "not a robot",
+    "unusual traffic from your computer",
+    "press & hold",
+    "press and hold",
+    "complete the security check",
+    "ddos protection by",
+    "enable javascript and cookies to continue",
+    "incapsula incident",
+    "_cf_chl_opt",
+];
+const JS_VERBS: &[&str] = &[
+    "enable",
+    "required",
+    "requires",
+    "disabled",
+    "turn on",
+    "activate",
+    "need",
+    "aktivieren",
+    "einschalten",
+    "activer",
+    "activez",
+    "habilita",
+    "attiva",
+    "有効",
+    "启用",
+    "開啟",
+    "开启",
+    "활성화",
+    "включите",
+];
+const CONSENT_WORDS: &[&str] = &[
+    "cookie",
+    "cookies",
+    "consent",
+    "gdpr",
+    "cmp",
+    "onetrust",
+    "didomi",
+    "usercentrics",
+    "cookiebot",
+    "truste",
+    "osano",
+    "qc",
+];
+const COOKIE_TERMS: &[&str] = &["cookie", "consent", "einwilligung", "クッキー", "쿠키", "同意"];
+const LOGIN_TERMS: &[&str] = &[
+    "sign in",
+    "log in",
+    "login",
+    "signin",
+    "anmelden",
+    "einloggen",
+    "se connecter",
+    "connexion",
+    "iniciar sesión",
+    "inicia sesión",
+    "accedi",
+    "entrar",
+    "ログイン",
+    "登录",
+    "登入",
+    "로그인",
+    "войти",
+    "zaloguj",
+];
+const NOT_FOUND: &[&str] = &[
+    "not found",
+    "doesn't exist",
+    "does not exist",
+    "no longer exists",
+    "no longer available",
+    "nicht gefunden",
+    "existiert nicht",
+    "no encontrada",
+    "no se encontró",
+    "introuvable",
+    "non trouvée",
+    "n'existe pas",
+    "non trovata",
+    "niet gevonden",
+    "não encontrada",
+    "nie znaleziono",
+    "не найдена",
+    "не найден",
+    "見つかりません",
+    "找不到",
+    "页面不存在",
+    "頁面不存在",
+    "찾을 수 없",
+    "bulunamadı",
+    "hittades inte",
+    "ikke fundet",
+];
+
+/// Measures the page. `main` is the main-content selection.
+pub fn signals(dom: &Dom<'_>, main: &Selection, title: Option<&str>) -> QualitySignals {
+    let base_dead = non_content(dom);
+    let stats = Stats::compute(dom, &base_dead);
+    let body = dom.body();
+    let mut s = QualitySignals::default();
+
+    for &r in &main.roots {
+        let end = dom.nodes[r].end as usize;
+        let mut i = r;
+        while i < end {
+            if main.dead[i] {
+                i = dom.nodes[i].end as usize;
+                continue;
+            }
+            if let Kind::Text(t) = dom.nodes[i].kind {
+                let (c, w) = count_text(t);
+                s.main_chars += c;
+                s.main_words += w;
+            }
+            i += 1;
+        }
+    }
+    let body_text = dom.text_of(body, Some(&base_dead));
+    (s.body_chars, s.body_words) = count_text(&body_text);
+    let sample: String = body_text.chars().take(SAMPLE_CHARS).collect::<String>().to_lowercase();
+
+    let mut consent_until = 0;
+    let mut h1: Option<String> = None;
+    for i in 0..dom.len() {
+        let Kind::Element(er, tag) = dom.nodes[i].kind else {
+            continue;
+        };
+        let el = er.value();
+        match tag {
+            Tag::Script => {
+                let ty = el.attr("type").unwrap_or("").trim().to_ascii_lowercase();
+                let code = ty.is_empty() || ty.contains("javascript") || ty == "module";
+                if code {
+                    s.scripts += 1;
+                    if let Some(src) = el.attr("src") {
+                        s.external_scripts += 1;
+                        note_bot(&mut s, src, BOT_URLS);
+                    } else {
+                        let raw = dom.text_of_raw(i);
+                        s.script_bytes += raw.len();
+                        if raw.contains("_cf_chl_opt") {
+                            s.bot_marker.get_or_insert("_cf_chl_opt");
+                        }
+                    }
+                }
+            }
+            Tag::Iframe => {
+                if let Some(src) = el.attr("src") {
+                    note_bot(&mut s, src, BOT_URLS);
+                }
+            }
+            Tag::Noscript => {
+                let raw = dom.text_of_raw(i).to_lowercase();
+                if raw.contains("javascript") && JS_VERBS.iter().any(|v| raw.contains(v)) {
+                    s.noscript_requires_js = true;
+                }
+            }
+            Tag::Input => {
+                if el.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
+                    s.password_field = true;
+                }
+            }
+            Tag::H(1) if h1.is_none() => h1 = Some(dom.text_of(i, None).to_lowercase()),
+            _ => {}
+        }
+        let class_id = format!(
+            "{} {}",
+            el.attr("class").unwrap_or(""),
+            el.attr("id").unwrap_or("")
+        )
+        .to_ascii_lowercase();
+        note_bot(&mut s, &class_id, BOT_ATTRS);
+        let id = el.attr("id").unwrap_or("");
+        let mount = APP_ROOT_IDS.contains(&id)
+            || el.name() == "app-root"
+            || el.attr("data-reactroot").is_some()
+            || el.attr("ng-version").is_some();
+        if mount && stats.chars[i] < 20 && !base_dead[i] {
+            s.app_root_empty = true;
+        }
+        if i >= consent_until {
+            let consent = class_id_tokens(dom, i).any(|t| {
+                CONSENT_WORDS.contains(&t.as_str())
+                    || t.starts_with("cookie")
+                    || t.starts_with("consent")
+            });
+            if consent {
+                s.consent_chars += stats.chars[i] as usize;
+                consent_until = dom.nodes[i].end as usize;
+            }
+        }
+    }
+
+    let title = title.unwrap_or("").to_lowercase();
+    if let Some(m) = BOT_TITLES.iter().find(|m| title.contains(*m)) {
+        s.bot_marker.get_or_insert(m);
+    }
+    if let Some(m) = BOT_PHRASES.iter().find(|m| sample.contains(*m)) {
+        s.bot_marker.get_or_insert(m);
+    }
+    s.cookie_terms = COOKIE_TERMS.iter().any(|t| sample.contains(t));
+    s.login_terms = LOGIN_TERMS
+        .iter()
+        .any(|t| sample.contains(t) || title.contains(t));
+    s.not_found_title = says_not_found(&title) || h1.as_deref().is_some_and(says_not_found);
+    s
+}
+
+fn note_bot(s: &mut QualitySignals, haystack: &str, markers: &[&'static str]) {
+    if s.bot_marker.is_none() {
+        let h = haystack.to_ascii_lowercase();
+        s.bot_marker = markers.iter().copied().find(|m| h.contains(m));
+    }
+}
+
+/// "404" as a word, or a "not found" phrase.
+fn says_not_found(text: &str) -> bool {
+    let has_404 = text
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| w == "404");
+    has_404 || NOT_FOUND.iter().any(|p| text.contains(p))
+}
+
+/// Why the page should be rendered in a browser, if it should: an empty SPA
+/// shell, a `<noscript>` asking for JavaScript, or thin text under heavy scripts.
+pub fn needs_render(s: &QualitySignals) -> Option<&'static str> {
+    if s.app_root_empty && s.scripts > 0 && s.main_words < 100 {
+        return Some("spa_shell");
+    }
+    if s.noscript_requires_js && s.main_words < 100 {
+        return Some("noscript_requires_javascript");
+    }
+    if s.main_words < THIN_WORDS && (s.script_bytes >= 20_000 || s.external_scripts >= 3) {
+        return Some("thin_text_heavy_scripts");
+    }
+    None
+}
+
+/// A cookie/consent layer dominates a page that has little else.
+fn is_cookie_wall(s: &QualitySignals) -> bool {
+    let dominant = s.consent_chars > 0 && s.consent_chars * 10 >= s.body_chars * 4;
+    let only_cookie_text = s.cookie_terms && s.body_words < 80;
+    s.main_words < 120 && (dominant || (only_cookie_text && s.main_words < 30))
+}
+
+/// The verdict for a page fetched with HTTP `status`.
+///
+/// score = (0.1 + 0.9 · richness) · Π penalty, where
+/// richness = min(1, ln(1 + main_words) / ln(601)) (0 words → 0, 50 → 0.61,
+/// 300 → 0.89, 600+ → 1) and each issue multiplies by its penalty:
+/// bot_wall 0.1, soft_404 0.15, js_required 0.3, login_wall 0.3,
+/// cookie_wall 0.4, thin_content 0.6; an HTTP status ≥ 400 multiplies by 0.3.
+/// `escalations` is left empty for the caller; `reason` names the worst issue.
+pub fn assess(s: &QualitySignals, status: u16) -> Quality {
+    let mut issues: Vec<(QualityIssue, f64, String)> = Vec::new();
+    if let Some(m) = s.bot_marker.filter(|_| s.main_words < 150) {
+        issues.push((QualityIssue::BotWall, 0.1, format!("bot challenge ({m})")));
+    }
+    if (200..300).contains(&status) && s.not_found_title && s.main_words < 300 {
+        issues.push((
+            QualityIssue::Soft404,
+            0.15,
+            "page says it was not found".into(),
+        ));
+    }
+    if let Some(why) = needs_render(s) {
+        issues.push((
+            QualityIssue::JsRequired,
+            0.3,
+            format!("needs JavaScript ({why})"),
+        ));
+    }
+    if s.password_field && s.login_terms && s.main_words < 150 {
+        issues.push((QualityIssue::LoginWall, 0.3, "sign-in required".into()));
+    }
+    if is_cookie_wall(s) {
+        issues.push((
+            QualityIssue::CookieWall,
+            0.4,
+            "cookie consent hides the content".into(),
+        ));
+    }
+    if s.main_words < THIN_WORDS {
+        issues.push((
+            QualityIssue::ThinContent,
+            0.6,
+            format!("only {} words of content", s.main_words),
+        ));
+    }
+    let richness = ((1.0 + s.main_words as f64).ln() / 601f64.ln()).min(1.0);
+    let mut score = 0.1 + 0.9 * richness;
+    for (_, penalty, _) in &issues {
+        score *= penalty;
+    }
+    if status >= 400 {
+        score *= 0.3;
+    }
+    Quality {
+        score: (score.clamp(0.0, 1.0) * 1000.0).round() / 1000.0,
+        reason: issues.first().map(|(_, _, r)| r.clone()),
+        issues: issues.into_iter().map(|(i, _, _)| i).collect(),
+        escalations: Vec::new(),
+    }
+}

@@ -1,0 +1,152 @@
+//! Main-content selection and include/exclude selectors.
+
+use super::*;
+use crate::content::ContentError;
+
+const EN: &str = include_str!("../../../tests/fixtures/content/article_en.html");
+const DE: &str = include_str!("../../../tests/fixtures/content/article_de.html");
+const JA: &str = include_str!("../../../tests/fixtures/content/article_ja.html");
+
+#[test]
+fn main_content_keeps_the_article_and_drops_the_chrome() {
+    // (page, text that must be kept, boilerplate that must be gone)
+    let cases: &[(&str, &str, &[&str], &[&str])] = &[
+        (
+            "english blog without landmarks",
+            EN,
+            &[
+                "# How Rivers Shape Valleys",
+                "Rivers are patient sculptors.",
+                "## Meanders and floodplains",
+                "farmers have prized since the first harvests.",
+            ],
+            &[
+                "Home",
+                "About us",
+                "We use cookies",
+                "Accept all",
+                "Popular posts",
+                "Glaciers explained",
+                "Share on Twitter",
+                "Great post!",
+                "Deltas of the world",
+                "All rights reserved",
+                "color:red",
+            ],
+        ),
+        (
+            "german news article",
+            DE,
+            &[
+                "# Neue Brücke über den Rhein eröffnet",
+                "Nach vier Jahren Bauzeit",
+                "„historischen Tag für die Region“",
+                "## Umleitungen enden",
+                "abgerissen, wie die Stadtverwaltung mitteilte.",
+            ],
+            &[
+                "Startseite",
+                "Wirtschaft",
+                "Wir verwenden Cookies",
+                "Alle akzeptieren",
+                "Meistgelesen",
+                "Stau auf der A3",
+                "Impressum",
+            ],
+        ),
+        (
+            "japanese article without english class names",
+            JA,
+            &[
+                "# 桜の開花、平年より早く 東京で観測",
+                "気象庁は二十日、東京都心で桜（ソメイヨシノ）が開花したと発表した。",
+                "週末に家族でまた来たい」と話した。",
+            ],
+            &[
+                "トップ",
+                "国際",
+                "アクセスランキング",
+                "円相場が急変動",
+                "利用規約",
+                "Copyright",
+            ],
+        ),
+    ];
+    for (name, page, kept, gone) in cases {
+        let md = md_main(page);
+        for k in *kept {
+            assert!(md.contains(k), "{name}: missing {k:?} in\n{md}");
+        }
+        for g in *gone {
+            assert!(!md.contains(g), "{name}: boilerplate {g:?} left in\n{md}");
+        }
+    }
+}
+
+#[test]
+fn whole_body_is_kept_when_main_content_is_off() {
+    let md = md_all(EN);
+    for k in ["Popular posts", "Rivers are patient sculptors.", "All rights reserved"] {
+        assert!(md.contains(k), "missing {k:?}");
+    }
+    assert!(!md.contains("color:red") && !md.contains("app.js"));
+}
+
+#[test]
+fn hidden_elements_are_not_content() {
+    let page = "<main><p>Visible paragraph with enough words to be the main content of this page, surely.</p>\
+        <p hidden>secret one</p><div style=\"display: none\">secret two</div>\
+        <span aria-hidden=\"true\">secret three</span></main>";
+    let md = md_main(page);
+    assert!(md.contains("Visible paragraph"));
+    assert!(!md.contains("secret"), "{md}");
+}
+
+#[test]
+fn include_and_exclude_selectors_pick_elements() {
+    let page = "<div class=\"a\"><p>alpha</p><p class=\"drop\">dropped</p></div>\
+        <div id=\"b\"><p>beta</p></div><p>gamma</p>";
+    let cases: &[(&[&str], &[&str], &str)] = &[
+        (&["div.a", "#b"], &[], "alpha\n\ndropped\n\nbeta"),
+        (&["div.a"], &[".drop"], "alpha"),
+        (&[], &["div"], "gamma"),
+        (&["article"], &[], ""),
+    ];
+    for (include, exclude, want) in cases {
+        let opts = ContentOptions {
+            include_tags: include.iter().map(|s| s.to_string()).collect(),
+            exclude_tags: exclude.iter().map(|s| s.to_string()).collect(),
+            only_main_content: false,
+            ..ContentOptions::default()
+        };
+        let md = run(page, &opts).markdown.unwrap_or_default();
+        assert_eq!(md, *want, "include {include:?} exclude {exclude:?}");
+    }
+}
+
+#[test]
+fn include_overrides_main_content() {
+    let opts = ContentOptions {
+        include_tags: vec!["aside".into()],
+        ..ContentOptions::default()
+    };
+    let md = run(EN, &opts).markdown.unwrap_or_default();
+    assert!(md.contains("Popular posts") && !md.contains("Rivers are patient"));
+}
+
+#[test]
+fn invalid_selector_is_reported_by_name() {
+    for (include, exclude, bad) in [
+        (vec!["div[".to_string()], vec![], "div["),
+        (vec![], vec!["p".to_string(), "::nope(".to_string()], "::nope("),
+    ] {
+        let opts = ContentOptions {
+            include_tags: include,
+            exclude_tags: exclude,
+            ..ContentOptions::default()
+        };
+        let err = extract("<p>x</p>", &page_url(), &opts).err();
+        assert_eq!(err, Some(ContentError::InvalidSelector(bad.to_string())));
+    }
+}
+

@@ -1,0 +1,38 @@
+//! Table-driven tests of the content pipeline on small HTML fixtures.
+
+mod chunking;
+mod hostile;
+mod main_content;
+mod markdown;
+mod metadata;
+mod quality;
+
+use url::Url;
+
+use super::{extract, ContentOptions, Extracted};
+
+/// The page URL every fixture is "fetched" from.
+pub fn page_url() -> Url {
+    Url::parse("https://example.com/blog/post.html").expect("static URL")
+}
+
+/// Extracts with `opts`, panicking on error (tests only).
+pub fn run(html: &str, opts: &ContentOptions) -> Extracted {
+    extract(html, &page_url(), opts).expect("extract")
+}
+
+/// Markdown of the whole body (no main-content filtering).
+pub fn md_all(html: &str) -> String {
+    let opts = ContentOptions {
+        only_main_content: false,
+        ..ContentOptions::default()
+    };
+    run(html, &opts).markdown.unwrap_or_default()
+}
+
+/// Markdown of the main content.
+pub fn md_main(html: &str) -> String {
+    run(html, &ContentOptions::default())
+        .markdown
+        .unwrap_or_default()
+}

@@ -1,0 +1,335 @@
+//! The scrape engine: guard → robots → fetch → content pipeline → quality.
+//! The scrape endpoint, crawl workers, map and brand all call this.
+
+use crate::content::{self, ContentOptions, Extracted};
+use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, DEFAULT_USER_AGENT};
+use crate::guard::{NetworkGuard, Resolve, SystemResolver};
+use crate::robots::{RobotsCache, RobotsSource};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::time::Instant;
+use webdata_core::types::{Document, Format, Metadata, QualityIssue, ScrapeRequest, Tier};
+use webdata_core::ErrorCode;
+
+/// Why a scrape produced no document. Costs nothing.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("{message}")]
+pub struct ScrapeFailure {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ScrapeFailure {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ScrapeFailure {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// A scraped page and whether it is billed (a page below 400 with no wall).
+#[derive(Debug, Clone)]
+pub struct Scraped {
+    pub document: Document,
+    pub billable: bool,
+}
+
+/// The shared engine; cheap to clone.
+#[derive(Clone)]
+pub struct Engine {
+    fetcher: Fetcher,
+    robots: Arc<RobotsCache>,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine").finish_non_exhaustive()
+    }
+}
+
+fn fetch_failure(e: FetchError) -> ScrapeFailure {
+    let code = match &e {
+        FetchError::Blocked(_) => ErrorCode::BlockedUrl,
+        FetchError::Timeout { .. } => ErrorCode::Timeout,
+        FetchError::InvalidHeader { .. } => ErrorCode::InvalidRequest,
+        _ => ErrorCode::FetchFailed,
+    };
+    ScrapeFailure::new(code, e.to_string())
+}
+
+fn is_html(resp: &FetchResponse) -> bool {
+    match resp.content_type.as_deref() {
+        Some("text/html") | Some("application/xhtml+xml") => true,
+        None => resp
+            .text
+            .as_deref()
+            .map(|t| {
+                let head = t.trim_start().get(..256).unwrap_or(t.trim_start());
+                let head = head.to_ascii_lowercase();
+                head.starts_with("<!doctype html") || head.starts_with("<html")
+            })
+            .unwrap_or(false),
+        _ => false,
+    }
+}
+
+fn is_textual(mime: &str) -> bool {
+    mime.starts_with("text/")
+        || mime == "application/json"
+        || mime.ends_with("+json")
+        || mime == "application/xml"
+        || mime.ends_with("+xml")
+}
+
+/// `Accept-Language` from `location.languages` (first is preferred).
+pub fn accept_language(languages: &[String]) -> Option<String> {
+    let langs: Vec<&str> = languages
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+        .take(10)
+        .collect();
+    if langs.is_empty() {
+        return None;
+    }
+    Some(
+        langs
+            .iter()
+            .enumerate()
+            .map(|(i, l)| {
+                if i == 0 {
+                    l.to_string()
+                } else {
+                    format!("{l};q={:.1}", (10 - i.min(9)) as f32 / 10.0)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+    )
+}
+
+impl Engine {
+    /// An engine whose every request passes `guard`, resolving names with
+    /// the system resolver.
+    pub fn new(guard: NetworkGuard) -> Result<Self, ScrapeFailure> {
+        Self::with_resolver(guard, Arc::new(SystemResolver))
+    }
+
+    /// An engine with an injected resolver (tests).
+    pub fn with_resolver(guard: NetworkGuard, resolver: Arc<dyn Resolve>) -> Result<Self, ScrapeFailure> {
+        let fetcher = Fetcher::new(guard, resolver, DEFAULT_USER_AGENT).map_err(fetch_failure)?;
+        Ok(Engine {
+            fetcher,
+            robots: Arc::new(RobotsCache::default()),
+        })
+    }
+
+    /// The fetcher (shared with crawl, map and brand).
+    pub fn fetcher(&self) -> &Fetcher {
+        &self.fetcher
+    }
+
+    /// Scrapes one page as the request asks.
+    pub async fn scrape(&self, req: &ScrapeRequest) -> Result<Scraped, ScrapeFailure> {
+        let opts = &req.options;
+        let timeout = Duration::from_millis(opts.timeout_ms().max(1) as u64);
+        let deadline = Instant::now() + timeout;
+        let url = self
+            .fetcher
+            .guard()
+            .check_url(req.url.trim())
+            .map_err(|e| ScrapeFailure::new(ErrorCode::BlockedUrl, e.to_string()))?;
+        if opts.tier() == Tier::Render {
+            return Err(ScrapeFailure::new(
+                ErrorCode::NotConfigured,
+                "the render tier needs a browser, and none is configured on this deployment",
+            ));
+        }
+        if !opts.ignore_robots.unwrap_or(false) {
+            let lookup = tokio::time::timeout_at(deadline, self.robots.get(&self.fetcher, &url))
+                .await
+                .map_err(|_| {
+                    ScrapeFailure::new(ErrorCode::Timeout, format!("timed out reading robots.txt of {}", url.host_str().unwrap_or("")))
+                })?;
+            if lookup.robots.source() == RobotsSource::Unreachable {
+                return Err(ScrapeFailure::new(
+                    ErrorCode::FetchFailed,
+                    format!(
+                        "robots.txt of {} could not be read (server error or unreachable), so the site is treated as closed; retry later or set `ignoreRobots: true`",
+                        url.host_str().unwrap_or("")
+                    ),
+                ));
+            }
+            if !lookup.robots.is_allowed_url(&url) {
+                return Err(ScrapeFailure::new(
+                    ErrorCode::Forbidden,
+                    format!(
+                        "robots.txt of {} does not allow {} for the `webdata` user agent; set `ignoreRobots: true` to skip the check",
+                        url.host_str().unwrap_or(""),
+                        url.path()
+                    ),
+                ));
+            }
+        }
+        let formats = opts.formats();
+        let mut fetch = FetchRequest::new(url.as_str(), timeout);
+        fetch.deadline = deadline;
+        fetch.headers = opts
+            .headers
+            .as_ref()
+            .map(|h| h.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+            .unwrap_or_default();
+        fetch.accept_language = opts
+            .location
+            .as_ref()
+            .and_then(|l| l.languages.as_deref())
+            .and_then(accept_language);
+        let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&fetch))
+            .await
+            .map_err(|_| ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}")))?
+            .map_err(fetch_failure)?;
+        self.build(req, &formats, resp)
+    }
+
+    fn build(&self, req: &ScrapeRequest, formats: &[Format], resp: FetchResponse) -> Result<Scraped, ScrapeFailure> {
+        let opts = &req.options;
+        let want = |f: Format| formats.contains(&f);
+        let mime = resp.content_type.clone().unwrap_or_default();
+        let html = is_html(&resp);
+        let mut issues = Vec::new();
+        let extracted: Extracted = if html {
+            let text = resp.text.as_deref().unwrap_or("");
+            let copts = ContentOptions {
+                only_main_content: opts.only_main_content(),
+                include_tags: opts.include_tags.clone().unwrap_or_default(),
+                exclude_tags: opts.exclude_tags.clone().unwrap_or_default(),
+                want_markdown: want(Format::Markdown) || want(Format::Chunks),
+                want_html: want(Format::Html),
+                want_text: want(Format::Text),
+                want_links: want(Format::Links),
+                want_json_ld: want(Format::Metadata),
+                chunk_size: want(Format::Chunks).then(|| opts.chunk_size() as usize),
+            };
+            content::extract(text, &resp.final_url, &copts).map_err(|e| ScrapeFailure::new(ErrorCode::InvalidRequest, e.to_string()))?
+        } else if is_textual(&mime) {
+            issues.push(QualityIssue::NonHtml);
+            content::text_document(resp.text.as_deref().unwrap_or(""), &mime)
+        } else {
+            return Err(ScrapeFailure::new(
+                ErrorCode::UnsupportedContent,
+                format!("{} is `{mime}`, which webdata cannot turn into text", resp.final_url),
+            ));
+        };
+        if resp.truncated {
+            issues.push(QualityIssue::Truncated);
+        }
+        let mut quality = content::assess(&extracted.quality_signals, resp.status);
+        for i in issues {
+            if !quality.issues.contains(&i) {
+                quality.issues.push(i);
+            }
+        }
+        if quality.issues.contains(&QualityIssue::BotWall) {
+            return Err(ScrapeFailure::new(
+                ErrorCode::BlockedBySite,
+                format!("{} answered with a bot challenge instead of the page", resp.final_url),
+            ));
+        }
+        let walled = quality
+            .issues
+            .iter()
+            .any(|i| matches!(i, QualityIssue::LoginWall | QualityIssue::CookieWall));
+        let billable = resp.status < 400 && !walled;
+        if resp.status >= 400 {
+            quality.reason = Some(format!("the site answered HTTP {}; not charged", resp.status));
+        } else if walled {
+            quality.reason = Some("the page is behind a wall; not charged".to_string());
+        } else if quality.reason.is_none() {
+            quality.reason = Some("fetched without a browser; the page did not need one".to_string());
+        }
+        let mut metadata: Metadata = extracted.metadata;
+        metadata.status_code = Some(resp.status as i64);
+        metadata.content_type = resp.content_type.clone();
+        if !want(Format::Metadata) {
+            metadata.json_ld = None;
+        }
+        let final_url = resp.final_url.to_string();
+        let document = Document {
+            url: req.url.clone(),
+            final_url: Some(final_url),
+            markdown: if want(Format::Markdown) { extracted.markdown } else { None },
+            html: if want(Format::Html) { extracted.html } else { None },
+            raw_html: if want(Format::RawHtml) { resp.text.clone() } else { None },
+            text: if want(Format::Text) { extracted.text } else { None },
+            links: if want(Format::Links) { extracted.links } else { None },
+            chunks: if want(Format::Chunks) { extracted.chunks } else { None },
+            metadata: Some(metadata),
+            tier: Some("fetch".to_string()),
+            cached: Some(false),
+            quality: Some(quality),
+            ..Default::default()
+        };
+        Ok(Scraped { document, billable })
+    }
+}
+
+/// The scrape-cache key: the URL plus every option that changes the
+/// output (`timeout` and `maxAge` do not; `ignoreRobots` does, so a page
+/// fetched past robots.txt is never served to a caller who respects it).
+pub fn cache_key(req: &ScrapeRequest) -> String {
+    use sha2::{Digest, Sha256};
+    let mut o = req.options.clone();
+    o.timeout = None;
+    o.max_age = None;
+    o.formats = Some(o.formats());
+    o.only_main_content = Some(o.only_main_content());
+    o.chunk_size = Some(o.chunk_size());
+    o.tier = Some(o.tier());
+    o.ignore_robots = Some(o.ignore_robots.unwrap_or(false));
+    o.site_markdown = Some(o.site_markdown.unwrap_or(false));
+    let url = url::Url::parse(req.url.trim())
+        .map(|mut u| {
+            u.set_fragment(None);
+            u.to_string()
+        })
+        .unwrap_or_else(|_| req.url.trim().to_string());
+    let mut h = Sha256::new();
+    h.update(url.as_bytes());
+    h.update(b"\n");
+    h.update(serde_json::to_string(&o).unwrap_or_default().as_bytes());
+    hex::encode(h.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{accept_language, cache_key};
+    use webdata_core::types::ScrapeRequest;
+
+    fn req(v: serde_json::Value) -> ScrapeRequest {
+        serde_json::from_value(v).unwrap_or_else(|_| ScrapeRequest { url: String::new(), options: Default::default() })
+    }
+
+    #[test]
+    fn cache_key_ignores_timeout_and_fragment_but_not_formats() {
+        let a = cache_key(&req(serde_json::json!({"url": "https://a.test/x#top", "timeout": 5000})));
+        let b = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "maxAge": 0})));
+        assert_eq!(a, b);
+        let defaults = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "formats": ["markdown", "metadata"]})));
+        assert_eq!(a, defaults, "explicit defaults equal implicit ones");
+        let c = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "formats": ["html"]})));
+        assert_ne!(a, c);
+        let d = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "ignoreRobots": true})));
+        assert_ne!(a, d);
+    }
+
+    #[test]
+    fn accept_language_weights_follow_order() {
+        assert_eq!(
+            accept_language(&["de-DE".into(), "de".into(), "en".into()]).as_deref(),
+            Some("de-DE,de;q=0.9,en;q=0.8")
+        );
+        assert_eq!(accept_language(&["bad value".into()]), None);
+        assert_eq!(accept_language(&[]), None);
+    }
+}
