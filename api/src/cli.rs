@@ -296,8 +296,9 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = open(&args.store).await?;
     let shown_key = bootstrap(&store, &args).await?;
     let config = Arc::new(Config::from_args(&args));
-    let guard = webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
-        .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    let guard =
+        webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+            .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
     let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let state = AppState {
         store: store.clone(),
@@ -406,9 +407,11 @@ async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
         },
     };
     webdata_core::validate::check_url("url", &req.url).map_err(|e| anyhow::anyhow!(e.message))?;
-    webdata_core::validate::check_scrape_options("", &req.options).map_err(|e| anyhow::anyhow!(e.message))?;
-    let guard = webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
-        .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    webdata_core::validate::check_scrape_options("", &req.options)
+        .map_err(|e| anyhow::anyhow!(e.message))?;
+    let guard =
+        webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+            .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
     let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scraped = engine
         .scrape(&req)

@@ -17,7 +17,12 @@ pub struct CreditHold {
 
 impl CreditHold {
     /// Reserves `amount` for `operation`, or answers 402.
-    pub async fn reserve(app: &AppState, caller: &Caller, operation: &str, amount: i64) -> ApiResult<Self> {
+    pub async fn reserve(
+        app: &AppState,
+        caller: &Caller,
+        operation: &str,
+        amount: i64,
+    ) -> ApiResult<Self> {
         let id = Store::new_ledger_id();
         let res = app
             .store

@@ -34,7 +34,11 @@ impl Held {
             status: status.as_u16(),
             body: body.to_string(),
         };
-        if let Err(e) = self.store.idempotency_complete(&self.org, &self.key, &stored).await {
+        if let Err(e) = self
+            .store
+            .idempotency_complete(&self.org, &self.key, &stored)
+            .await
+        {
             tracing::error!(error = %e, "storing the idempotent answer failed");
         }
         self.done = true;

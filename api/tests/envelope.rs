@@ -14,20 +14,35 @@ use webdata_api::metrics::Metrics;
 async fn state(timeout: Duration) -> AppState {
     let dir = std::env::temp_dir().join(format!("webdata-api-envelope-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
-    let store = webdata_core::Store::connect(&format!("sqlite://{}/t{}.db", dir.display(), timeout.as_millis()))
-        .await
-        .expect("store");
+    let store = webdata_core::Store::connect(&format!(
+        "sqlite://{}/t{}.db",
+        dir.display(),
+        timeout.as_millis()
+    ))
+    .await
+    .expect("store");
     AppState {
         store,
-        config: Arc::new(Config { admin_token: None, request_timeout: timeout }),
+        config: Arc::new(Config {
+            admin_token: None,
+            request_timeout: timeout,
+        }),
         metrics: Arc::new(Metrics::default()),
-        engine: webdata_worker::scrape::Engine::new(webdata_worker::guard::NetworkGuard::deny_private()).expect("engine"),
+        engine: webdata_worker::scrape::Engine::new(
+            webdata_worker::guard::NetworkGuard::deny_private(),
+        )
+        .expect("engine"),
     }
 }
 
 async fn call(app: axum::Router, path: &str) -> (u16, String, serde_json::Value) {
     let resp = app
-        .oneshot(Request::builder().uri(path).body(Body::empty()).expect("request"))
+        .oneshot(
+            Request::builder()
+                .uri(path)
+                .body(Body::empty())
+                .expect("request"),
+        )
         .await
         .expect("response");
     let status = resp.status().as_u16();
@@ -37,8 +52,14 @@ async fn call(app: axum::Router, path: &str) -> (u16, String, serde_json::Value)
         .and_then(|v| v.to_str().ok())
         .unwrap_or_default()
         .to_string();
-    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.expect("body");
-    (status, id, serde_json::from_slice(&bytes).unwrap_or_default())
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .expect("body");
+    (
+        status,
+        id,
+        serde_json::from_slice(&bytes).unwrap_or_default(),
+    )
 }
 
 #[tokio::test]
@@ -59,7 +80,10 @@ async fn a_panicking_handler_answers_internal_in_the_envelope() {
     assert_eq!(body["credits_used"], 0);
     assert!(id.starts_with("req_"));
     assert_eq!(body["request_id"], id);
-    assert!(body["error"]["message"].as_str().unwrap_or_default().contains("retry"));
+    assert!(body["error"]["message"]
+        .as_str()
+        .unwrap_or_default()
+        .contains("retry"));
     // The service keeps answering.
     assert_eq!(call(app, "/healthz").await.0, 200);
 }

@@ -12,17 +12,32 @@ fn document_covers_routes_fields_and_errors() {
         assert!(paths.contains_key(p), "missing {p}");
     }
     for p in ["/v1/crawl", "/v1/map", "/v1/brand"] {
-        assert!(!paths.contains_key(p), "{p} is not built and must not be documented");
+        assert!(
+            !paths.contains_key(p),
+            "{p} is not built and must not be documented"
+        );
     }
     let schemas = doc["components"]["schemas"].as_object().expect("schemas");
-    let req = doc["paths"]["/v1/scrape"]["post"]["requestBody"]["content"]["application/json"]["schema"].clone();
-    let req_name = req["$ref"].as_str().expect("ref").rsplit('/').next().expect("name").to_string();
-    let props = schemas[&req_name]["properties"].as_object().expect("properties");
+    let req = doc["paths"]["/v1/scrape"]["post"]["requestBody"]["content"]["application/json"]
+        ["schema"]
+        .clone();
+    let req_name = req["$ref"]
+        .as_str()
+        .expect("ref")
+        .rsplit('/')
+        .next()
+        .expect("name")
+        .to_string();
+    let props = schemas[&req_name]["properties"]
+        .as_object()
+        .expect("properties");
     assert!(props.contains_key("url"));
     for f in ScrapeOptions::FIELDS {
         assert!(props.contains_key(f), "ScrapeRequest lacks {f}");
     }
-    let err = schemas["ErrorResponse"]["properties"].as_object().expect("error props");
+    let err = schemas["ErrorResponse"]["properties"]
+        .as_object()
+        .expect("error props");
     for f in ["success", "error", "credits_used", "request_id"] {
         assert!(err.contains_key(f));
     }
@@ -34,7 +49,8 @@ fn document_covers_routes_fields_and_errors() {
                 for status in ["400", "401", "429", "500"] {
                     let r = &responses[status];
                     assert_eq!(
-                        r["content"]["application/json"]["schema"]["$ref"], "#/components/schemas/ErrorResponse",
+                        r["content"]["application/json"]["schema"]["$ref"],
+                        "#/components/schemas/ErrorResponse",
                         "{method} {path} {status}"
                     );
                 }

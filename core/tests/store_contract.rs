@@ -429,18 +429,38 @@ async fn bootstrap_emptiness_and_org_updates(store: Store) {
 
 async fn scrape_cache_honours_max_age_and_replaces(store: Store) {
     assert!(store.cache_get("k", 1000).await.expect("get").is_none());
-    store.cache_put("k", "https://a/", "{\"v\":1}", true).await.expect("put");
-    let hit = store.cache_get("k", 60_000).await.expect("get").expect("hit");
+    store
+        .cache_put("k", "https://a/", "{\"v\":1}", true)
+        .await
+        .expect("put");
+    let hit = store
+        .cache_get("k", 60_000)
+        .await
+        .expect("get")
+        .expect("hit");
     assert_eq!((hit.document.as_str(), hit.billable), ("{\"v\":1}", true));
-    assert!(store.cache_get("k", 0).await.expect("get").is_none(), "maxAge 0 never hits");
-    store.cache_put("k", "https://a/", "{\"v\":2}", false).await.expect("replace");
-    let hit = store.cache_get("k", 60_000).await.expect("get").expect("hit");
+    assert!(
+        store.cache_get("k", 0).await.expect("get").is_none(),
+        "maxAge 0 never hits"
+    );
+    store
+        .cache_put("k", "https://a/", "{\"v\":2}", false)
+        .await
+        .expect("replace");
+    let hit = store
+        .cache_get("k", 60_000)
+        .await
+        .expect("get")
+        .expect("hit");
     assert_eq!((hit.document.as_str(), hit.billable), ("{\"v\":2}", false));
     sqlx::query("UPDATE scrape_cache SET created_at = created_at - 10000")
         .execute(store.pool())
         .await
         .expect("age");
-    assert!(store.cache_get("k", 5_000).await.expect("get").is_none(), "older than maxAge");
+    assert!(
+        store.cache_get("k", 5_000).await.expect("get").is_none(),
+        "older than maxAge"
+    );
     assert!(store.cache_get("k", 60_000).await.expect("get").is_some());
     assert_eq!(store.cache_sweep(5_000).await.expect("sweep"), 1);
 }

@@ -4,9 +4,9 @@
 use crate::app::AppState;
 use crate::body;
 use crate::context::{request_id, Caller};
+use crate::credits::CreditHold;
 use crate::error::{ApiError, ApiResult};
 use crate::idempotency::{self, Claim};
-use crate::credits::CreditHold;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
@@ -69,7 +69,8 @@ pub async fn scrape(
     let req = parse_scrape_request(value.clone())?;
     validate::check_url("url", &req.url)?;
     validate::check_scrape_options("", &req.options)?;
-    let claim = match idempotency::claim(&app, &caller, &headers, "POST /v1/scrape", &value).await? {
+    let claim = match idempotency::claim(&app, &caller, &headers, "POST /v1/scrape", &value).await?
+    {
         Claim::Replay(resp) => return Ok(resp),
         Claim::Run(c) => c,
     };
@@ -125,19 +126,32 @@ async fn cached_document(
         .guard()
         .check_url(req.url.trim())
         .map_err(|e| ApiError::new(webdata_core::ErrorCode::BlockedUrl, e.to_string()))?;
-    let Ok(mut document) = serde_json::from_str::<webdata_core::types::Document>(&hit.document) else {
+    let Ok(mut document) = serde_json::from_str::<webdata_core::types::Document>(&hit.document)
+    else {
         return Ok(None);
     };
     document.cached = Some(true);
     document.url = req.url.clone();
     app.metrics.add("scrape_cache_hits", 1);
-    Ok(Some(webdata_worker::scrape::Scraped { document, billable: hit.billable }))
+    Ok(Some(webdata_worker::scrape::Scraped {
+        document,
+        billable: hit.billable,
+    }))
 }
 
-async fn store_in_cache(app: &AppState, req: &ScrapeRequest, key: &str, scraped: &webdata_worker::scrape::Scraped) {
+async fn store_in_cache(
+    app: &AppState,
+    req: &ScrapeRequest,
+    key: &str,
+    scraped: &webdata_worker::scrape::Scraped,
+) {
     match serde_json::to_string(&scraped.document) {
         Ok(json) => {
-            if let Err(e) = app.store.cache_put(key, &req.url, &json, scraped.billable).await {
+            if let Err(e) = app
+                .store
+                .cache_put(key, &req.url, &json, scraped.billable)
+                .await
+            {
                 tracing::warn!(error = %e, "caching the scrape failed");
             }
         }

@@ -36,7 +36,13 @@ impl Store {
     }
 
     /// Stores (or replaces) the entry for `key`.
-    pub async fn cache_put(&self, key: &str, url: &str, document: &str, billable: bool) -> StoreResult<()> {
+    pub async fn cache_put(
+        &self,
+        key: &str,
+        url: &str,
+        document: &str,
+        billable: bool,
+    ) -> StoreResult<()> {
         sqlx::query(
             "INSERT INTO scrape_cache (cache_key, url, document, billable, created_at) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (cache_key) DO UPDATE SET url = excluded.url, document = excluded.document, \
@@ -54,10 +60,12 @@ impl Store {
 
     /// Deletes entries older than `older_than_ms`.
     pub async fn cache_sweep(&self, older_than_ms: i64) -> StoreResult<u64> {
-        Ok(sqlx::query("DELETE FROM scrape_cache WHERE created_at < $1")
-            .bind(now_ms() - older_than_ms)
-            .execute(self.pool())
-            .await?
-            .rows_affected())
+        Ok(
+            sqlx::query("DELETE FROM scrape_cache WHERE created_at < $1")
+                .bind(now_ms() - older_than_ms)
+                .execute(self.pool())
+                .await?
+                .rows_affected(),
+        )
     }
 }

@@ -407,3 +407,16 @@ pub fn article_page(title: &str) -> String {
 
 /// Both stores, for tests that must hold on each.
 pub const BOTH: [Db; 2] = [Db::Sqlite, Db::Postgres];
+
+/// Waits until at least 10 seconds remain in the current wall-clock minute,
+/// so a handful of requests land in one rate window.
+pub async fn away_from_minute_boundary() {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0);
+    let into = secs % 60.0;
+    if into > 50.0 {
+        tokio::time::sleep(Duration::from_secs_f64(60.0 - into + 0.2)).await;
+    }
+}
