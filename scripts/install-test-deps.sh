@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs what `make test` needs, only when it is missing: Debian's
-# PostgreSQL server, cargo-nextest (if absent, tests fall back to cargo test).
+# PostgreSQL server, Chromium and ChromeDriver (the render tier's tests).
+# Without cargo-nextest the tests fall back to `cargo test`.
 set -euo pipefail
 need_apt=()
 ls -d /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || need_apt+=(postgresql)
 command -v runuser >/dev/null 2>&1 || need_apt+=(util-linux)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)
+command -v chromedriver >/dev/null 2>&1 || need_apt+=(chromium-driver)
 if [ ${#need_apt[@]} -gt 0 ]; then
   echo "installing: ${need_apt[*]}"
   SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
