@@ -213,9 +213,32 @@ pub enum QualityIssue {
     BotWall,
     CookieWall,
     LoginWall,
+    #[serde(rename = "soft_404")]
     Soft404,
     Truncated,
     NonHtml,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::QualityIssue;
+
+    #[test]
+    fn quality_issues_use_the_spec_names() {
+        let all = [
+            (QualityIssue::ThinContent, "thin_content"),
+            (QualityIssue::JsRequired, "js_required"),
+            (QualityIssue::BotWall, "bot_wall"),
+            (QualityIssue::CookieWall, "cookie_wall"),
+            (QualityIssue::LoginWall, "login_wall"),
+            (QualityIssue::Soft404, "soft_404"),
+            (QualityIssue::Truncated, "truncated"),
+            (QualityIssue::NonHtml, "non_html"),
+        ];
+        for (issue, name) in all {
+            assert_eq!(serde_json::to_value(issue).ok(), Some(serde_json::Value::from(name)));
+        }
+    }
 }
 
 /// Explains thin content and what the pipeline did.
