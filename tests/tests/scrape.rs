@@ -68,6 +68,28 @@ async fn echo_headers(headers: HeaderMap) -> Html<String> {
     ))
 }
 
+const SITE_MD: &str = "# Install guide\n\nThis guide explains how to install the tool on a fresh machine, step by step, with every command you need and the reasons behind each one so you can adapt it.\n\n## Steps\n\n1. Download the package from the release page and check its signature.\n2. Unpack it into a folder on your path and run the self test to see it works.\n";
+
+fn wants_markdown(h: &HeaderMap) -> bool {
+    h.get("accept").and_then(|v| v.to_str().ok()).is_some_and(|a| a.starts_with("text/markdown"))
+}
+
+async fn negotiated(h: HeaderMap) -> axum::response::Response {
+    if wants_markdown(&h) {
+        ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], SITE_MD).into_response()
+    } else {
+        Html(ARTICLE).into_response()
+    }
+}
+
+async fn negotiated_thin(h: HeaderMap) -> axum::response::Response {
+    if wants_markdown(&h) {
+        ([(header::CONTENT_TYPE, "text/markdown")], "# Hi\n\nshort").into_response()
+    } else {
+        Html(ARTICLE).into_response()
+    }
+}
+
 async fn site() -> Site {
     let long = long_article();
     Site::serve(
@@ -80,6 +102,8 @@ async fn site() -> Site {
             .route("/login", get(|| async { Html(LOGIN_WALL) }))
             .route("/long", get(move || { let l = long.clone(); async move { Html(l) } }))
             .route("/echo", get(echo_headers))
+            .route("/docs/page", get(negotiated))
+            .route("/docs/thin", get(negotiated_thin))
             .route("/nobots/page", get(|| async { Html(ARTICLE) }))
             .route("/private/page", get(|| async { Html(ARTICLE) }))
             .route("/hop1", get(|| async { Redirect::temporary("/hop2") }))
@@ -308,4 +332,25 @@ async fn cache_hits_say_cached_and_max_age_zero_fetches_again() {
     let fresh = s.post("/v1/scrape", json!({"url": url, "maxAge": 0})).await;
     assert_eq!(fresh.json["data"]["cached"], false);
     assert!(site.hits() > hits);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn site_markdown_is_used_when_served_and_good() {
+    let s = Server::start(Db::Sqlite).await;
+    let site = site().await;
+    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/page"), "siteMarkdown": true})).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["data"]["markdown"], SITE_MD);
+    assert_eq!(r.json["data"]["metadata"]["title"], "Install guide");
+    assert!(r.json["data"]["metadata"]["language"].is_null(), "site markdown has less metadata");
+    assert_eq!(r.json["credits_used"], 1);
+    // Thin site markdown fails the check: HTML is extracted as usual.
+    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/thin"), "siteMarkdown": true})).await;
+    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("Gärten im Herbst"), "{}", r.text);
+    // Ignored with the html format.
+    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/page"), "siteMarkdown": true, "formats": ["markdown", "html"]})).await;
+    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("Gärten im Herbst"), "{}", r.text);
+    // Off by default.
+    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/page"), "maxAge": 0})).await;
+    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("Gärten im Herbst"));
 }

@@ -185,6 +185,26 @@ impl Engine {
             .as_ref()
             .and_then(|l| l.languages.as_deref())
             .and_then(accept_language);
+        let site_markdown = opts.site_markdown.unwrap_or(false)
+            && !formats
+                .iter()
+                .any(|f| matches!(f, Format::Html | Format::RawHtml | Format::Links));
+        if site_markdown {
+            let mut md_fetch = fetch.clone();
+            md_fetch.accept = Some("text/markdown, text/x-markdown;q=0.95, text/html;q=0.5".into());
+            let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&md_fetch))
+                .await
+                .map_err(|_| ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}")))?
+                .map_err(fetch_failure)?;
+            if is_markdown(&resp) {
+                if let Some(doc) = site_markdown_document(req, &formats, &resp) {
+                    return Ok(doc);
+                }
+                // The site's markdown failed the quality check: extract HTML as usual.
+            } else {
+                return self.build(req, &formats, resp);
+            }
+        }
         let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&fetch))
             .await
             .map_err(|_| ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}")))?
@@ -274,6 +294,66 @@ impl Engine {
     }
 }
 
+fn is_markdown(resp: &FetchResponse) -> bool {
+    matches!(resp.content_type.as_deref(), Some("text/markdown") | Some("text/x-markdown"))
+}
+
+/// Least words a site's own markdown needs to be used.
+pub const SITE_MARKDOWN_MIN_WORDS: usize = 50;
+
+/// The quality check for a site's own markdown: enough words, not HTML in
+/// disguise, not an error page, and some structure (a heading or several
+/// paragraphs).
+pub fn site_markdown_passes(status: u16, md: &str) -> bool {
+    let trimmed = md.trim_start();
+    let words = md.split_whitespace().count();
+    let looks_html = trimmed.starts_with('<')
+        && trimmed
+            .get(..64)
+            .unwrap_or(trimmed)
+            .to_ascii_lowercase()
+            .contains("html");
+    let structured = md.lines().any(|l| l.trim_start().starts_with('#')) || md.matches("\n\n").count() >= 2;
+    status < 400 && words >= SITE_MARKDOWN_MIN_WORDS && !looks_html && structured
+}
+
+fn site_markdown_document(req: &ScrapeRequest, formats: &[Format], resp: &FetchResponse) -> Option<Scraped> {
+    let md = resp.text.as_deref()?;
+    if !site_markdown_passes(resp.status, md) {
+        return None;
+    }
+    let want = |f: Format| formats.contains(&f);
+    let title = md
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("# ").map(|t| t.trim().to_string()));
+    let metadata = Metadata {
+        title,
+        status_code: Some(resp.status as i64),
+        content_type: resp.content_type.clone(),
+        ..Default::default()
+    };
+    let text = want(Format::Text).then(|| md.to_string());
+    let chunks = want(Format::Chunks).then(|| content::chunk_markdown(md, req.options.chunk_size() as usize));
+    let document = Document {
+        url: req.url.clone(),
+        final_url: Some(resp.final_url.to_string()),
+        markdown: want(Format::Markdown).then(|| md.to_string()),
+        text,
+        chunks,
+        metadata: Some(metadata),
+        tier: Some("fetch".into()),
+        cached: Some(false),
+        quality: Some(webdata_core::types::Quality {
+            score: 0.9,
+            issues: if resp.truncated { vec![QualityIssue::Truncated] } else { vec![] },
+            escalations: vec![],
+            reason: Some("the site served its own markdown, which passed the quality check".into()),
+        }),
+        ..Default::default()
+    };
+    Some(Scraped { document, billable: true })
+}
+
 /// The scrape-cache key: the URL plus every option that changes the
 /// output (`timeout` and `maxAge` do not; `ignoreRobots` does, so a page
 /// fetched past robots.txt is never served to a caller who respects it).
@@ -308,6 +388,17 @@ mod tests {
 
     fn req(v: serde_json::Value) -> ScrapeRequest {
         serde_json::from_value(v).unwrap_or_else(|_| ScrapeRequest { url: String::new(), options: Default::default() })
+    }
+
+    #[test]
+    fn site_markdown_quality_check() {
+        let good = format!("# Title\n\n{}", "word ".repeat(60));
+        assert!(super::site_markdown_passes(200, &good));
+        assert!(!super::site_markdown_passes(404, &good), "error pages fail");
+        assert!(!super::site_markdown_passes(200, "# Title\n\nfew words"), "too thin");
+        let html = format!("<!doctype html><html>{}</html>", "word ".repeat(60));
+        assert!(!super::site_markdown_passes(200, &html), "HTML in disguise");
+        assert!(!super::site_markdown_passes(200, &"word ".repeat(80)), "no structure");
     }
 
     #[test]
