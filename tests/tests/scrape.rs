@@ -113,6 +113,8 @@ async fn site() -> Site {
             .route("/loop", get(|| async { Redirect::temporary("/loop") }))
             .route("/data.json", get(|| async { ([(header::CONTENT_TYPE, "application/json")], r#"{"a":[1,2],"b":"x"}"#) }))
             .route("/notes.txt", get(|| async { ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], "Plain notes.\nSecond line.") }))
+            .route("/report.pdf", get(|| async { ([(header::CONTENT_TYPE, "application/pdf")], webdata_worker::pdf::simple_pdf(&["Annual report 2026", "Sales grew in every region."])) }))
+            .route("/broken.pdf", get(|| async { ([(header::CONTENT_TYPE, "application/pdf")], b"%PDF-1.4 nonsense".to_vec()) }))
             .route("/image.png", get(|| async { ([(header::CONTENT_TYPE, "image/png")], vec![0x89u8, b'P', b'N', b'G', 0, 0, 0, 0]) }))
             .route("/latin1", get(|| async {
                 ([(header::CONTENT_TYPE, "text/html")], b"<html><head><meta charset=\"iso-8859-1\"><title>Caf\xe9</title></head><body><main><p>Un caf\xe9 cr\xe8me avec beaucoup de mots pour faire un vrai contenu lisible et complet pour le lecteur.</p></main></body></html>".to_vec())
@@ -276,8 +278,15 @@ async fn quality_issues_and_what_they_cost() {
     assert!(issues(&txt).contains(&"non_html".to_string()));
     assert!(txt.json["data"]["markdown"].as_str().expect("md").contains("Second line."));
     s.post("/v1/scrape", json!({"url": site.url("/image.png")})).await.assert_error(415, "unsupported_content");
-    // Charged: spa (thin but returned), soft404 page, json, text = 4; not: login, bot, 500, png.
-    assert_eq!(s.credits().await, 1000 - 4);
+    let pdf = s.post("/v1/scrape", json!({"url": site.url("/report.pdf"), "formats": ["markdown", "text", "metadata"]})).await;
+    assert_eq!(pdf.status, 200, "{}", pdf.text);
+    assert!(pdf.json["data"]["markdown"].as_str().expect("md").contains("Sales grew in every region."), "{}", pdf.text);
+    assert_eq!(pdf.json["data"]["metadata"]["contentType"], "application/pdf");
+    assert_eq!(pdf.json["data"]["metadata"]["title"], "Annual report 2026");
+    assert!(issues(&pdf).contains(&"non_html".to_string()));
+    s.post("/v1/scrape", json!({"url": site.url("/broken.pdf")})).await.assert_error(415, "unsupported_content");
+    // Charged: spa (thin but returned), soft404 page, json, text, pdf = 5; not: login, bot, 500, png, broken pdf.
+    assert_eq!(s.credits().await, 1000 - 5);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

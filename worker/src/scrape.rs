@@ -74,6 +74,12 @@ fn is_html(resp: &FetchResponse) -> bool {
     }
 }
 
+fn is_pdf(resp: &FetchResponse) -> bool {
+    resp.content_type.as_deref() == Some("application/pdf")
+        || (resp.content_type.as_deref().is_none_or(|m| m == "application/octet-stream")
+            && resp.body.starts_with(b"%PDF-"))
+}
+
 fn is_textual(mime: &str) -> bool {
     mime.starts_with("text/")
         || mime == "application/json"
@@ -117,7 +123,10 @@ impl Engine {
     }
 
     /// An engine with an injected resolver (tests).
-    pub fn with_resolver(guard: NetworkGuard, resolver: Arc<dyn Resolve>) -> Result<Self, ScrapeFailure> {
+    pub fn with_resolver(
+        guard: NetworkGuard,
+        resolver: Arc<dyn Resolve>,
+    ) -> Result<Self, ScrapeFailure> {
         let fetcher = Fetcher::new(guard, resolver, DEFAULT_USER_AGENT).map_err(fetch_failure)?;
         Ok(Engine {
             fetcher,
@@ -150,7 +159,13 @@ impl Engine {
             let lookup = tokio::time::timeout_at(deadline, self.robots.get(&self.fetcher, &url))
                 .await
                 .map_err(|_| {
-                    ScrapeFailure::new(ErrorCode::Timeout, format!("timed out reading robots.txt of {}", url.host_str().unwrap_or("")))
+                    ScrapeFailure::new(
+                        ErrorCode::Timeout,
+                        format!(
+                            "timed out reading robots.txt of {}",
+                            url.host_str().unwrap_or("")
+                        ),
+                    )
                 })?;
             if lookup.robots.source() == RobotsSource::Unreachable {
                 return Err(ScrapeFailure::new(
@@ -194,7 +209,9 @@ impl Engine {
             md_fetch.accept = Some("text/markdown, text/x-markdown;q=0.95, text/html;q=0.5".into());
             let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&md_fetch))
                 .await
-                .map_err(|_| ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}")))?
+                .map_err(|_| {
+                    ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}"))
+                })?
                 .map_err(fetch_failure)?;
             if is_markdown(&resp) {
                 if let Some(doc) = site_markdown_document(req, &formats, &resp) {
@@ -202,17 +219,24 @@ impl Engine {
                 }
                 // The site's markdown failed the quality check: extract HTML as usual.
             } else {
-                return self.build(req, &formats, resp);
+                return self.build(req, &formats, resp).await;
             }
         }
         let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&fetch))
             .await
-            .map_err(|_| ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}")))?
+            .map_err(|_| {
+                ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}"))
+            })?
             .map_err(fetch_failure)?;
-        self.build(req, &formats, resp)
+        self.build(req, &formats, resp).await
     }
 
-    fn build(&self, req: &ScrapeRequest, formats: &[Format], resp: FetchResponse) -> Result<Scraped, ScrapeFailure> {
+    async fn build(
+        &self,
+        req: &ScrapeRequest,
+        formats: &[Format],
+        resp: FetchResponse,
+    ) -> Result<Scraped, ScrapeFailure> {
         let opts = &req.options;
         let want = |f: Format| formats.contains(&f);
         let mime = resp.content_type.clone().unwrap_or_default();
@@ -231,14 +255,26 @@ impl Engine {
                 want_json_ld: want(Format::Metadata),
                 chunk_size: want(Format::Chunks).then(|| opts.chunk_size() as usize),
             };
-            content::extract(text, &resp.final_url, &copts).map_err(|e| ScrapeFailure::new(ErrorCode::InvalidRequest, e.to_string()))?
+            content::extract(text, &resp.final_url, &copts)
+                .map_err(|e| ScrapeFailure::new(ErrorCode::InvalidRequest, e.to_string()))?
         } else if is_textual(&mime) {
             issues.push(QualityIssue::NonHtml);
             content::text_document(resp.text.as_deref().unwrap_or(""), &mime)
+        } else if is_pdf(&resp) {
+            issues.push(QualityIssue::NonHtml);
+            let text = crate::pdf::pdf_to_text(resp.body.clone()).await.map_err(|e| {
+                ScrapeFailure::new(ErrorCode::UnsupportedContent, format!("{}: {e}", resp.final_url))
+            })?;
+            let mut doc = content::text_document(&text, "text/plain");
+            doc.metadata.title = text.lines().next().map(|l| l.chars().take(200).collect());
+            doc
         } else {
             return Err(ScrapeFailure::new(
                 ErrorCode::UnsupportedContent,
-                format!("{} is `{mime}`, which webdata cannot turn into text", resp.final_url),
+                format!(
+                    "{} is `{mime}`, which webdata cannot turn into text",
+                    resp.final_url
+                ),
             ));
         };
         if resp.truncated {
@@ -253,7 +289,10 @@ impl Engine {
         if quality.issues.contains(&QualityIssue::BotWall) {
             return Err(ScrapeFailure::new(
                 ErrorCode::BlockedBySite,
-                format!("{} answered with a bot challenge instead of the page", resp.final_url),
+                format!(
+                    "{} answered with a bot challenge instead of the page",
+                    resp.final_url
+                ),
             ));
         }
         let walled = quality
@@ -262,11 +301,15 @@ impl Engine {
             .any(|i| matches!(i, QualityIssue::LoginWall | QualityIssue::CookieWall));
         let billable = resp.status < 400 && !walled;
         if resp.status >= 400 {
-            quality.reason = Some(format!("the site answered HTTP {}; not charged", resp.status));
+            quality.reason = Some(format!(
+                "the site answered HTTP {}; not charged",
+                resp.status
+            ));
         } else if walled {
             quality.reason = Some("the page is behind a wall; not charged".to_string());
         } else if quality.reason.is_none() {
-            quality.reason = Some("fetched without a browser; the page did not need one".to_string());
+            quality.reason =
+                Some("fetched without a browser; the page did not need one".to_string());
         }
         let mut metadata: Metadata = extracted.metadata;
         metadata.status_code = Some(resp.status as i64);
@@ -278,12 +321,36 @@ impl Engine {
         let document = Document {
             url: req.url.clone(),
             final_url: Some(final_url),
-            markdown: if want(Format::Markdown) { extracted.markdown } else { None },
-            html: if want(Format::Html) { extracted.html } else { None },
-            raw_html: if want(Format::RawHtml) { resp.text.clone() } else { None },
-            text: if want(Format::Text) { extracted.text } else { None },
-            links: if want(Format::Links) { extracted.links } else { None },
-            chunks: if want(Format::Chunks) { extracted.chunks } else { None },
+            markdown: if want(Format::Markdown) {
+                extracted.markdown
+            } else {
+                None
+            },
+            html: if want(Format::Html) {
+                extracted.html
+            } else {
+                None
+            },
+            raw_html: if want(Format::RawHtml) {
+                resp.text.clone()
+            } else {
+                None
+            },
+            text: if want(Format::Text) {
+                extracted.text
+            } else {
+                None
+            },
+            links: if want(Format::Links) {
+                extracted.links
+            } else {
+                None
+            },
+            chunks: if want(Format::Chunks) {
+                extracted.chunks
+            } else {
+                None
+            },
             metadata: Some(metadata),
             tier: Some("fetch".to_string()),
             cached: Some(false),
@@ -295,7 +362,10 @@ impl Engine {
 }
 
 fn is_markdown(resp: &FetchResponse) -> bool {
-    matches!(resp.content_type.as_deref(), Some("text/markdown") | Some("text/x-markdown"))
+    matches!(
+        resp.content_type.as_deref(),
+        Some("text/markdown") | Some("text/x-markdown")
+    )
 }
 
 /// Least words a site's own markdown needs to be used.
@@ -313,11 +383,16 @@ pub fn site_markdown_passes(status: u16, md: &str) -> bool {
             .unwrap_or(trimmed)
             .to_ascii_lowercase()
             .contains("html");
-    let structured = md.lines().any(|l| l.trim_start().starts_with('#')) || md.matches("\n\n").count() >= 2;
+    let structured =
+        md.lines().any(|l| l.trim_start().starts_with('#')) || md.matches("\n\n").count() >= 2;
     status < 400 && words >= SITE_MARKDOWN_MIN_WORDS && !looks_html && structured
 }
 
-fn site_markdown_document(req: &ScrapeRequest, formats: &[Format], resp: &FetchResponse) -> Option<Scraped> {
+fn site_markdown_document(
+    req: &ScrapeRequest,
+    formats: &[Format],
+    resp: &FetchResponse,
+) -> Option<Scraped> {
     let md = resp.text.as_deref()?;
     if !site_markdown_passes(resp.status, md) {
         return None;
@@ -333,7 +408,8 @@ fn site_markdown_document(req: &ScrapeRequest, formats: &[Format], resp: &FetchR
         ..Default::default()
     };
     let text = want(Format::Text).then(|| md.to_string());
-    let chunks = want(Format::Chunks).then(|| content::chunk_markdown(md, req.options.chunk_size() as usize));
+    let chunks = want(Format::Chunks)
+        .then(|| content::chunk_markdown(md, req.options.chunk_size() as usize));
     let document = Document {
         url: req.url.clone(),
         final_url: Some(resp.final_url.to_string()),
@@ -345,13 +421,20 @@ fn site_markdown_document(req: &ScrapeRequest, formats: &[Format], resp: &FetchR
         cached: Some(false),
         quality: Some(webdata_core::types::Quality {
             score: 0.9,
-            issues: if resp.truncated { vec![QualityIssue::Truncated] } else { vec![] },
+            issues: if resp.truncated {
+                vec![QualityIssue::Truncated]
+            } else {
+                vec![]
+            },
             escalations: vec![],
             reason: Some("the site served its own markdown, which passed the quality check".into()),
         }),
         ..Default::default()
     };
-    Some(Scraped { document, billable: true })
+    Some(Scraped {
+        document,
+        billable: true,
+    })
 }
 
 /// The scrape-cache key: the URL plus every option that changes the
@@ -387,7 +470,10 @@ mod tests {
     use webdata_core::types::ScrapeRequest;
 
     fn req(v: serde_json::Value) -> ScrapeRequest {
-        serde_json::from_value(v).unwrap_or_else(|_| ScrapeRequest { url: String::new(), options: Default::default() })
+        serde_json::from_value(v).unwrap_or_else(|_| ScrapeRequest {
+            url: String::new(),
+            options: Default::default(),
+        })
     }
 
     #[test]
@@ -395,22 +481,38 @@ mod tests {
         let good = format!("# Title\n\n{}", "word ".repeat(60));
         assert!(super::site_markdown_passes(200, &good));
         assert!(!super::site_markdown_passes(404, &good), "error pages fail");
-        assert!(!super::site_markdown_passes(200, "# Title\n\nfew words"), "too thin");
+        assert!(
+            !super::site_markdown_passes(200, "# Title\n\nfew words"),
+            "too thin"
+        );
         let html = format!("<!doctype html><html>{}</html>", "word ".repeat(60));
         assert!(!super::site_markdown_passes(200, &html), "HTML in disguise");
-        assert!(!super::site_markdown_passes(200, &"word ".repeat(80)), "no structure");
+        assert!(
+            !super::site_markdown_passes(200, &"word ".repeat(80)),
+            "no structure"
+        );
     }
 
     #[test]
     fn cache_key_ignores_timeout_and_fragment_but_not_formats() {
-        let a = cache_key(&req(serde_json::json!({"url": "https://a.test/x#top", "timeout": 5000})));
-        let b = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "maxAge": 0})));
+        let a = cache_key(&req(
+            serde_json::json!({"url": "https://a.test/x#top", "timeout": 5000}),
+        ));
+        let b = cache_key(&req(
+            serde_json::json!({"url": "https://a.test/x", "maxAge": 0}),
+        ));
         assert_eq!(a, b);
-        let defaults = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "formats": ["markdown", "metadata"]})));
+        let defaults = cache_key(&req(
+            serde_json::json!({"url": "https://a.test/x", "formats": ["markdown", "metadata"]}),
+        ));
         assert_eq!(a, defaults, "explicit defaults equal implicit ones");
-        let c = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "formats": ["html"]})));
+        let c = cache_key(&req(
+            serde_json::json!({"url": "https://a.test/x", "formats": ["html"]}),
+        ));
         assert_ne!(a, c);
-        let d = cache_key(&req(serde_json::json!({"url": "https://a.test/x", "ignoreRobots": true})));
+        let d = cache_key(&req(
+            serde_json::json!({"url": "https://a.test/x", "ignoreRobots": true}),
+        ));
         assert_ne!(a, d);
     }
 
