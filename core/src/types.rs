@@ -236,7 +236,10 @@ mod tests {
             (QualityIssue::NonHtml, "non_html"),
         ];
         for (issue, name) in all {
-            assert_eq!(serde_json::to_value(issue).ok(), Some(serde_json::Value::from(name)));
+            assert_eq!(
+                serde_json::to_value(issue).ok(),
+                Some(serde_json::Value::from(name))
+            );
         }
     }
 }

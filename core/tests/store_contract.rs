@@ -2,7 +2,7 @@
 //! PostgreSQL server (started by `make test`, URL in WEBDATA_TEST_POSTGRES_URL).
 
 use webdata_core::store::{
-    IdempotencyBegin, NewOrganization, OrgUpdate, ReserveError, StoredResponse,
+    IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, ReserveError, StoredResponse,
 };
 use webdata_core::Store;
 
@@ -66,6 +66,11 @@ contract!(
     idempotency_replays_conflicts_and_abandons,
     bootstrap_emptiness_and_org_updates,
     scrape_cache_honours_max_age_and_replaces,
+    crawl_lifecycle_counts_charges_and_numbers_events,
+    concurrent_workers_never_lease_a_url_twice,
+    a_lost_lease_is_not_stored_or_charged_twice,
+    crawl_stops_charging_when_credits_run_out,
+    cancel_drops_queued_urls_and_later_pages,
 );
 
 async fn org(store: &Store, credits: i64) -> String {
@@ -463,4 +468,327 @@ async fn scrape_cache_honours_max_age_and_replaces(store: Store) {
     );
     assert!(store.cache_get("k", 60_000).await.expect("get").is_some());
     assert_eq!(store.cache_sweep(5_000).await.expect("sweep"), 1);
+}
+
+fn urls(n: usize, depth: i64) -> Vec<NewUrl> {
+    (0..n)
+        .map(|i| NewUrl {
+            key: format!("https://s.test/p{i}"),
+            url: format!("https://s.test/p{i}"),
+            depth,
+            source: "link".into(),
+        })
+        .collect()
+}
+
+async fn crawl(store: &Store, credits: i64, max_pages: i64) -> (String, String) {
+    let org = org(store, credits).await;
+    let id = Store::new_crawl_id();
+    store
+        .create_crawl(&id, &org, None, "https://s.test/", "{}", max_pages)
+        .await
+        .expect("crawl");
+    (org, id)
+}
+
+async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
+    let (org, id) = crawl(&store, 100, 5).await;
+    assert!(
+        store
+            .lease_urls("w", None, 10, 60_000)
+            .await
+            .expect("lease")
+            .is_empty(),
+        "queued crawls lease nothing"
+    );
+    assert!(store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start"));
+    assert!(
+        !store
+            .start_crawl(&id, |_| "{}".into())
+            .await
+            .expect("again"),
+        "starts once"
+    );
+    assert_eq!(
+        store.enqueue_urls(&id, &urls(3, 0)).await.expect("enqueue"),
+        3
+    );
+    assert_eq!(
+        store.enqueue_urls(&id, &urls(8, 1)).await.expect("enqueue"),
+        2,
+        "dedup and the page limit"
+    );
+    let leases = store
+        .lease_urls("w", Some(&id), 10, 60_000)
+        .await
+        .expect("lease");
+    assert_eq!(leases.len(), 5);
+    for (i, l) in leases.iter().enumerate().take(4) {
+        let c = store
+            .commit_page(l, "{\"doc\":1}", i != 3, |c, seq| {
+                format!("{{\"seq\":{seq},\"completed\":{}}}", c.completed)
+            })
+            .await
+            .expect("commit");
+        assert_eq!(
+            c,
+            PageCommit::Stored {
+                seq: i as i64 + 1,
+                charged: if i != 3 { 1 } else { 0 }
+            }
+        );
+    }
+    assert!(
+        store
+            .fail_url(&leases[4], "boom", true, 0, 2)
+            .await
+            .expect("fail"),
+        "retried"
+    );
+    let again = store
+        .lease_urls("w", Some(&id), 10, 60_000)
+        .await
+        .expect("lease");
+    assert_eq!(again.len(), 1);
+    assert!(
+        !store
+            .fail_url(&again[0], "boom", true, 0, 2)
+            .await
+            .expect("fail"),
+        "gives up after 2 attempts"
+    );
+    assert_eq!(store.frontier_pending(&id).await.expect("pending"), 0);
+    assert!(store
+        .finish_crawl(&id, "completed", None, |c| format!(
+            "{{\"completed\":{}}}",
+            c.completed
+        ))
+        .await
+        .expect("finish"));
+    let c = store.get_crawl(&id).await.expect("get").expect("crawl");
+    assert_eq!(
+        (
+            c.status.as_str(),
+            c.total,
+            c.completed,
+            c.failed,
+            c.credits_used
+        ),
+        ("completed", 5, 4, 1, 3)
+    );
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 97);
+    assert_eq!(store.ledger_charge(&id).await.expect("ledger"), Some(3));
+    let events = store.crawl_events(&id, 0, 100).await.expect("events");
+    let kinds: Vec<&str> = events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(
+        kinds,
+        vec!["started", "page", "page", "page", "page", "completed"]
+    );
+    assert_eq!(
+        events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        (1..=6).collect::<Vec<_>>()
+    );
+    assert_eq!(events[2].data, "{\"seq\":2,\"completed\":2}");
+    let docs = store.crawl_documents(&id, 2, 10).await.expect("docs");
+    assert_eq!(docs.iter().map(|d| d.0).collect::<Vec<_>>(), vec![3, 4]);
+    assert!(
+        !store
+            .finish_crawl(&id, "failed", None, |_| "{}".into())
+            .await
+            .expect("finished"),
+        "terminal states stay"
+    );
+}
+
+async fn concurrent_workers_never_lease_a_url_twice(store: Store) {
+    let (_, id) = crawl(&store, 1000, 500).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store
+        .enqueue_urls(&id, &urls(200, 1))
+        .await
+        .expect("enqueue");
+    let mut tasks = Vec::new();
+    for w in 0..6 {
+        let s = store.clone();
+        tasks.push(tokio::spawn(async move {
+            let mut got = Vec::new();
+            loop {
+                let batch = s
+                    .lease_urls(&format!("w{w}"), None, 7, 60_000)
+                    .await
+                    .expect("lease");
+                if batch.is_empty() {
+                    break got;
+                }
+                got.extend(batch.into_iter().map(|l| l.key));
+            }
+        }));
+    }
+    let mut all = Vec::new();
+    for t in tasks {
+        all.extend(t.await.expect("join"));
+    }
+    let n = all.len();
+    all.sort();
+    all.dedup();
+    assert_eq!((n, all.len()), (200, 200));
+}
+
+async fn a_lost_lease_is_not_stored_or_charged_twice(store: Store) {
+    let (org, id) = crawl(&store, 10, 10).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store.enqueue_urls(&id, &urls(1, 0)).await.expect("enqueue");
+    let a = store
+        .lease_urls("dead", None, 1, 1)
+        .await
+        .expect("lease")
+        .remove(0);
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    let b = store
+        .lease_urls("alive", None, 1, 60_000)
+        .await
+        .expect("lease")
+        .remove(0);
+    assert_eq!(a.key, b.key, "an expired lease is leased again");
+    assert_eq!(
+        store
+            .commit_page(&a, "{}", true, |_, _| "{}".into())
+            .await
+            .expect("a"),
+        PageCommit::Dropped
+    );
+    assert!(matches!(
+        store
+            .commit_page(&b, "{}", true, |_, _| "{}".into())
+            .await
+            .expect("b"),
+        PageCommit::Stored { seq: 1, charged: 1 }
+    ));
+    assert_eq!(
+        store
+            .commit_page(&b, "{}", true, |_, _| "{}".into())
+            .await
+            .expect("b again"),
+        PageCommit::Dropped
+    );
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 9);
+}
+
+async fn crawl_stops_charging_when_credits_run_out(store: Store) {
+    let (org, id) = crawl(&store, 1, 10).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store.enqueue_urls(&id, &urls(3, 0)).await.expect("enqueue");
+    let leases = store.lease_urls("w", None, 3, 60_000).await.expect("lease");
+    assert!(matches!(
+        store
+            .commit_page(&leases[0], "{}", true, |_, _| "{}".into())
+            .await
+            .expect("1"),
+        PageCommit::Stored { .. }
+    ));
+    assert_eq!(
+        store
+            .commit_page(&leases[1], "{}", true, |_, _| "{}".into())
+            .await
+            .expect("2"),
+        PageCommit::OutOfCredits {
+            code: "insufficient_credits"
+        }
+    );
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 0);
+    store
+        .update_org(
+            &org,
+            &OrgUpdate {
+                credits: Some(5),
+                spend_cap: Some(Some(1)),
+                ..Default::default()
+            },
+        )
+        .await
+        .expect("cap");
+    assert_eq!(
+        store
+            .commit_page(&leases[2], "{}", true, |_, _| "{}".into())
+            .await
+            .expect("3"),
+        PageCommit::OutOfCredits {
+            code: "spend_cap_reached"
+        }
+    );
+    assert_eq!(
+        store
+            .get_crawl(&id)
+            .await
+            .expect("get")
+            .expect("c")
+            .completed,
+        1
+    );
+}
+
+async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
+    let (_, id) = crawl(&store, 10, 10).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store.enqueue_urls(&id, &urls(4, 0)).await.expect("enqueue");
+    let l = store
+        .lease_urls("w", None, 1, 60_000)
+        .await
+        .expect("lease")
+        .remove(0);
+    assert!(store
+        .finish_crawl(&id, "cancelled", None, |_| "{}".into())
+        .await
+        .expect("cancel"));
+    assert_eq!(
+        store
+            .commit_page(&l, "{}", true, |_, _| "{}".into())
+            .await
+            .expect("late"),
+        PageCommit::Dropped
+    );
+    assert_eq!(store.frontier_pending(&id).await.expect("pending"), 0);
+    assert!(store
+        .lease_urls("w", None, 10, 60_000)
+        .await
+        .expect("lease")
+        .is_empty());
+    let c = store.get_crawl(&id).await.expect("get").expect("c");
+    assert_eq!((c.status.as_str(), c.credits_used), ("cancelled", 0));
+    // Cancel before start: no `started` event.
+    let (_, id2) = crawl(&store, 10, 10).await;
+    store
+        .finish_crawl(&id2, "cancelled", None, |_| "{}".into())
+        .await
+        .expect("cancel");
+    let kinds: Vec<String> = store
+        .crawl_events(&id2, 0, 10)
+        .await
+        .expect("events")
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(kinds, vec!["cancelled".to_string()]);
+    assert!(
+        !store
+            .start_crawl(&id2, |_| "{}".into())
+            .await
+            .expect("start"),
+        "a cancelled crawl never starts"
+    );
 }

@@ -5,6 +5,7 @@
 //! [`Backend`]. Times are unix milliseconds.
 
 mod cache;
+pub mod crawl;
 mod idempotency;
 mod keys;
 mod ledger;
@@ -12,6 +13,7 @@ mod limits;
 mod orgs;
 
 pub use cache::CachedScrape;
+pub use crawl::{CrawlEvent, CrawlRow, Lease, NewUrl, PageCommit};
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
 
 /// How long idempotency keys replay (24 hours).

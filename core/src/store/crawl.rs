@@ -1,0 +1,665 @@
+//! Durable crawls: the crawl row and its state machine, the frontier with
+//! leases, documents and events numbered per crawl. A page is stored,
+//! charged, marked done and its event appended in one transaction, so a
+//! crash never loses or double-charges a page.
+
+use super::orgs::period_of;
+use super::{new_id, now_ms, opt_i64, Store, StoreError, StoreResult};
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+/// Crawl states, as on the wire.
+pub mod status {
+    pub const QUEUED: &str = "queued";
+    pub const RUNNING: &str = "running";
+    pub const COMPLETED: &str = "completed";
+    pub const FAILED: &str = "failed";
+    pub const CANCELLED: &str = "cancelled";
+}
+
+/// A crawl as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrawlRow {
+    pub id: String,
+    pub org_id: String,
+    pub key_id: Option<String>,
+    pub status: String,
+    pub url: String,
+    /// The CrawlRequest as JSON.
+    pub request: String,
+    pub max_pages: i64,
+    pub created_at: i64,
+    pub started_at: Option<i64>,
+    pub finished_at: Option<i64>,
+    pub total: i64,
+    pub completed: i64,
+    pub failed: i64,
+    pub credits_used: i64,
+    pub doc_seq: i64,
+    pub event_seq: i64,
+    pub error_code: Option<String>,
+    pub error_message: Option<String>,
+}
+
+impl CrawlRow {
+    /// True once the crawl can change no more.
+    pub fn is_finished(&self) -> bool {
+        matches!(
+            self.status.as_str(),
+            status::COMPLETED | status::FAILED | status::CANCELLED
+        )
+    }
+}
+
+/// A URL to add to a crawl's frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewUrl {
+    /// The de-duplication key (normalised URL).
+    pub key: String,
+    pub url: String,
+    pub depth: i64,
+    /// `start`, `sitemap` or `link`.
+    pub source: String,
+}
+
+/// A URL leased to a worker until `lease_until`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lease {
+    pub crawl_id: String,
+    pub key: String,
+    pub url: String,
+    pub depth: i64,
+    pub attempts: i64,
+    pub worker: String,
+}
+
+/// What committing a page did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PageCommit {
+    /// Stored as document `seq` (charged when billable).
+    Stored { seq: i64, charged: i64 },
+    /// Not stored: the crawl is no longer running or the lease was lost.
+    Dropped,
+    /// Not stored: the organization cannot pay; the crawl stopped with this code.
+    OutOfCredits { code: &'static str },
+}
+
+/// One event of a crawl.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CrawlEvent {
+    pub seq: i64,
+    /// `started`, `page`, `status`, `completed`, `failed`, `cancelled`.
+    pub kind: String,
+    /// JSON.
+    pub data: String,
+    pub created_at: i64,
+}
+
+const CRAWL_COLUMNS: &str = "id, org_id, key_id, status, url, request, max_pages, created_at, started_at, finished_at, total, completed, failed, credits_used, doc_seq, event_seq, error_code, error_message";
+
+fn crawl_from_row(r: &AnyRow) -> StoreResult<CrawlRow> {
+    Ok(CrawlRow {
+        id: r.try_get("id")?,
+        org_id: r.try_get("org_id")?,
+        key_id: r.try_get("key_id")?,
+        status: r.try_get("status")?,
+        url: r.try_get("url")?,
+        request: r.try_get("request")?,
+        max_pages: r.try_get("max_pages")?,
+        created_at: r.try_get("created_at")?,
+        started_at: opt_i64(r, "started_at")?,
+        finished_at: opt_i64(r, "finished_at")?,
+        total: r.try_get("total")?,
+        completed: r.try_get("completed")?,
+        failed: r.try_get("failed")?,
+        credits_used: r.try_get("credits_used")?,
+        doc_seq: r.try_get("doc_seq")?,
+        event_seq: r.try_get("event_seq")?,
+        error_code: r.try_get("error_code")?,
+        error_message: r.try_get("error_message")?,
+    })
+}
+
+type Tx = sqlx::Transaction<'static, sqlx::Any>;
+
+impl Store {
+    /// Creates a queued crawl and its ledger entry.
+    pub async fn create_crawl(
+        &self,
+        id: &str,
+        org_id: &str,
+        key_id: Option<&str>,
+        url: &str,
+        request_json: &str,
+        max_pages: i64,
+    ) -> StoreResult<CrawlRow> {
+        let now = now_ms();
+        let mut tx = self.begin_write().await?;
+        sqlx::query(
+            "INSERT INTO crawls (id, org_id, key_id, status, url, request, max_pages, created_at, updated_at) \
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $7)",
+        )
+        .bind(id)
+        .bind(org_id)
+        .bind(key_id)
+        .bind(url)
+        .bind(request_json)
+        .bind(max_pages)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "INSERT INTO credit_ledger (id, org_id, key_id, operation, reserved, settled, state, created_at) \
+             VALUES ($1, $2, $3, 'crawl', 0, 0, 'settled', $4)",
+        )
+        .bind(id)
+        .bind(org_id)
+        .bind(key_id)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        self.get_crawl(id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("crawl {id}")))
+    }
+
+    /// One crawl by id.
+    pub async fn get_crawl(&self, id: &str) -> StoreResult<Option<CrawlRow>> {
+        let row = sqlx::query(&format!("SELECT {CRAWL_COLUMNS} FROM crawls WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        row.as_ref().map(crawl_from_row).transpose()
+    }
+
+    /// Crawls in a state (oldest first), for workers resuming after a restart.
+    pub async fn crawls_in(&self, state: &str) -> StoreResult<Vec<CrawlRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {CRAWL_COLUMNS} FROM crawls WHERE status = $1 ORDER BY created_at, id"
+        ))
+        .bind(state)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(crawl_from_row).collect()
+    }
+
+    async fn lock_crawl(&self, tx: &mut Tx, id: &str) -> StoreResult<Option<CrawlRow>> {
+        let row = sqlx::query(&format!(
+            "SELECT {CRAWL_COLUMNS} FROM crawls WHERE id = $1{}",
+            self.lock_suffix()
+        ))
+        .bind(id)
+        .fetch_optional(&mut **tx)
+        .await?;
+        row.as_ref().map(crawl_from_row).transpose()
+    }
+
+    async fn append_event(
+        tx: &mut Tx,
+        crawl: &CrawlRow,
+        seq: i64,
+        kind: &str,
+        data: &str,
+    ) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO crawl_events (crawl_id, seq, kind, data, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&crawl.id)
+        .bind(seq)
+        .bind(kind)
+        .bind(data)
+        .bind(now_ms())
+        .execute(&mut **tx)
+        .await?;
+        Ok(())
+    }
+
+    /// Appends an event (its data built from the crawl as it is now, after
+    /// `apply`) and returns the updated row. `apply` changes nothing in the
+    /// store; callers update columns before calling this.
+    async fn event_in_tx(
+        &self,
+        tx: &mut Tx,
+        id: &str,
+        kind: &str,
+        data: impl Fn(&CrawlRow) -> String,
+    ) -> StoreResult<CrawlRow> {
+        let mut crawl = self
+            .lock_crawl(tx, id)
+            .await?
+            .ok_or_else(|| StoreError::NotFound(format!("crawl {id}")))?;
+        crawl.event_seq += 1;
+        sqlx::query("UPDATE crawls SET event_seq = $1, updated_at = $2 WHERE id = $3")
+            .bind(crawl.event_seq)
+            .bind(now_ms())
+            .bind(id)
+            .execute(&mut **tx)
+            .await?;
+        Self::append_event(tx, &crawl, crawl.event_seq, kind, &data(&crawl)).await?;
+        Ok(crawl)
+    }
+
+    /// queued → running, with the `started` event. False when the crawl was
+    /// not queued (already started, cancelled or failed).
+    pub async fn start_crawl(
+        &self,
+        id: &str,
+        data: impl Fn(&CrawlRow) -> String,
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin_write().await?;
+        let now = now_ms();
+        let moved = sqlx::query(
+            "UPDATE crawls SET status = 'running', started_at = $1, updated_at = $1 WHERE id = $2 AND status = 'queued'",
+        )
+        .bind(now)
+        .bind(id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if moved == 0 {
+            return Ok(false);
+        }
+        self.event_in_tx(&mut tx, id, "started", data).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Ends a crawl that is not finished yet: `completed`, `failed` or
+    /// `cancelled`, with an optional error. Queued URLs are dropped at no
+    /// cost. Returns false when it had already ended.
+    pub async fn finish_crawl(
+        &self,
+        id: &str,
+        final_status: &str,
+        error: Option<(&str, &str)>,
+        data: impl Fn(&CrawlRow) -> String,
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin_write().await?;
+        let Some(crawl) = self.lock_crawl(&mut tx, id).await? else {
+            return Err(StoreError::NotFound(format!("crawl {id}")));
+        };
+        if crawl.is_finished() {
+            return Ok(false);
+        }
+        let now = now_ms();
+        sqlx::query(
+            "UPDATE crawls SET status = $1, finished_at = $2, updated_at = $2, \
+             error_code = COALESCE($3, error_code), error_message = COALESCE($4, error_message) WHERE id = $5",
+        )
+        .bind(final_status)
+        .bind(now)
+        .bind(error.map(|e| e.0))
+        .bind(error.map(|e| e.1))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(
+            "UPDATE frontier SET state = 'dropped', lease_until = NULL WHERE crawl_id = $1 AND state IN ('queued', 'leased')",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+        self.event_in_tx(&mut tx, id, final_status, data).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Records an error on a running crawl without ending it (it ends when
+    /// its frontier drains), e.g. `spend_cap_reached` before the stop.
+    pub async fn set_crawl_error(&self, id: &str, code: &str, message: &str) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE crawls SET error_code = $1, error_message = $2, updated_at = $3 WHERE id = $4",
+        )
+        .bind(code)
+        .bind(message)
+        .bind(now_ms())
+        .bind(id)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Adds URLs to the frontier, ignoring ones already there and stopping
+    /// at the crawl's page limit. Returns how many were added.
+    pub async fn enqueue_urls(&self, crawl_id: &str, urls: &[NewUrl]) -> StoreResult<usize> {
+        if urls.is_empty() {
+            return Ok(0);
+        }
+        let mut tx = self.begin_write().await?;
+        let Some(crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
+            return Err(StoreError::NotFound(format!("crawl {crawl_id}")));
+        };
+        if crawl.is_finished() {
+            return Ok(0);
+        }
+        let mut room = (crawl.max_pages - crawl.total).max(0);
+        let now = now_ms();
+        let mut added = 0usize;
+        for u in urls {
+            if room == 0 {
+                break;
+            }
+            let n = sqlx::query(
+                "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, created_at) \
+                 VALUES ($1, $2, $3, $4, $5, 'queued', $6) ON CONFLICT (crawl_id, url_key) DO NOTHING",
+            )
+            .bind(crawl_id)
+            .bind(&u.key)
+            .bind(&u.url)
+            .bind(u.depth)
+            .bind(&u.source)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if n == 1 {
+                added += 1;
+                room -= 1;
+            }
+        }
+        if added > 0 {
+            sqlx::query("UPDATE crawls SET total = total + $1, updated_at = $2 WHERE id = $3")
+                .bind(added as i64)
+                .bind(now)
+                .bind(crawl_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(added)
+    }
+
+    /// Leases up to `n` ready URLs of running crawls (optionally one crawl)
+    /// to `worker` for `lease_ms`. Expired leases are leased again.
+    pub async fn lease_urls(
+        &self,
+        worker: &str,
+        crawl: Option<&str>,
+        n: i64,
+        lease_ms: i64,
+    ) -> StoreResult<Vec<Lease>> {
+        let now = now_ms();
+        let crawl_filter = if crawl.is_some() {
+            "AND f.crawl_id = $3"
+        } else {
+            "AND $3 = $3"
+        };
+        let skip = match self.backend() {
+            super::Backend::Postgres => " FOR UPDATE OF f SKIP LOCKED",
+            super::Backend::Sqlite => "",
+        };
+        let mut tx = self.begin_write().await?;
+        let rows = sqlx::query(&format!(
+            "SELECT f.crawl_id, f.url_key, f.url, f.depth, f.attempts FROM frontier f JOIN crawls c ON c.id = f.crawl_id \
+             WHERE c.status = 'running' {crawl_filter} \
+               AND ((f.state = 'queued' AND f.not_before <= $1) OR (f.state = 'leased' AND f.lease_until < $1)) \
+             ORDER BY f.depth, f.created_at LIMIT $2{skip}"
+        ))
+        .bind(now)
+        .bind(n)
+        .bind(crawl.unwrap_or(""))
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut leases = Vec::with_capacity(rows.len());
+        for r in rows {
+            let lease = Lease {
+                crawl_id: r.try_get("crawl_id")?,
+                key: r.try_get("url_key")?,
+                url: r.try_get("url")?,
+                depth: r.try_get("depth")?,
+                attempts: r.try_get("attempts")?,
+                worker: worker.to_string(),
+            };
+            sqlx::query(
+                "UPDATE frontier SET state = 'leased', lease_until = $1, worker = $2 WHERE crawl_id = $3 AND url_key = $4",
+            )
+            .bind(now + lease_ms)
+            .bind(worker)
+            .bind(&lease.crawl_id)
+            .bind(&lease.key)
+            .execute(&mut *tx)
+            .await?;
+            leases.push(lease);
+        }
+        tx.commit().await?;
+        Ok(leases)
+    }
+
+    /// Stores a scraped page: charges 1 credit when `billable`, stores the
+    /// document, marks the URL done, bumps counters and appends the `page`
+    /// event — all in one transaction. A page the organization cannot pay
+    /// for is not stored and stops the crawl's charging.
+    pub async fn commit_page(
+        &self,
+        lease: &Lease,
+        document_json: &str,
+        billable: bool,
+        event_data: impl Fn(&CrawlRow, i64) -> String,
+    ) -> StoreResult<PageCommit> {
+        let mut tx = self.begin_write().await?;
+        let Some(mut crawl) = self.lock_crawl(&mut tx, &lease.crawl_id).await? else {
+            return Ok(PageCommit::Dropped);
+        };
+        if crawl.status != status::RUNNING {
+            return Ok(PageCommit::Dropped);
+        }
+        let held = sqlx::query(
+            "SELECT 1 FROM frontier WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
+        )
+        .bind(&lease.crawl_id)
+        .bind(&lease.key)
+        .bind(&lease.worker)
+        .fetch_optional(&mut *tx)
+        .await?;
+        if held.is_none() {
+            return Ok(PageCommit::Dropped);
+        }
+        let now = now_ms();
+        let charge = if billable { 1 } else { 0 };
+        if charge > 0 {
+            let period = period_of(now);
+            let paid = sqlx::query(
+                "UPDATE organizations SET credits = credits - 1, \
+                   period_spent = (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1, period = $1 \
+                 WHERE id = $2 AND credits >= 1 \
+                   AND (spend_cap IS NULL OR (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1 <= spend_cap)",
+            )
+            .bind(&period)
+            .bind(&crawl.org_id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            if paid == 0 {
+                let row = sqlx::query("SELECT credits FROM organizations WHERE id = $1")
+                    .bind(&crawl.org_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+                let credits: i64 = row.try_get("credits")?;
+                let code = if credits >= 1 {
+                    "spend_cap_reached"
+                } else {
+                    "insufficient_credits"
+                };
+                return Ok(PageCommit::OutOfCredits { code });
+            }
+            if let Some(key) = &crawl.key_id {
+                let ok = sqlx::query(
+                    "UPDATE api_keys SET spent = spent + 1 WHERE id = $1 AND (budget IS NULL OR spent + 1 <= budget)",
+                )
+                .bind(key)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if ok == 0 {
+                    drop(tx);
+                    return Ok(PageCommit::OutOfCredits {
+                        code: "insufficient_credits",
+                    });
+                }
+            }
+            sqlx::query("UPDATE credit_ledger SET settled = COALESCE(settled, 0) + 1, reserved = reserved + 1, settled_at = $1 WHERE id = $2")
+                .bind(now)
+                .bind(&crawl.id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        crawl.doc_seq += 1;
+        crawl.completed += 1;
+        crawl.credits_used += charge;
+        crawl.event_seq += 1;
+        sqlx::query(
+            "INSERT INTO crawl_documents (crawl_id, seq, url, document, created_at) VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(&crawl.id)
+        .bind(crawl.doc_seq)
+        .bind(&lease.url)
+        .bind(document_json)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = $1 AND url_key = $2")
+            .bind(&crawl.id)
+            .bind(&lease.key)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE crawls SET doc_seq = $1, completed = $2, credits_used = $3, event_seq = $4, updated_at = $5 WHERE id = $6",
+        )
+        .bind(crawl.doc_seq)
+        .bind(crawl.completed)
+        .bind(crawl.credits_used)
+        .bind(crawl.event_seq)
+        .bind(now)
+        .bind(&crawl.id)
+        .execute(&mut *tx)
+        .await?;
+        Self::append_event(
+            &mut tx,
+            &crawl,
+            crawl.event_seq,
+            "page",
+            &event_data(&crawl, crawl.doc_seq),
+        )
+        .await?;
+        tx.commit().await?;
+        Ok(PageCommit::Stored {
+            seq: crawl.doc_seq,
+            charged: charge,
+        })
+    }
+
+    /// A URL that failed: queued again after `retry_after_ms` when
+    /// `retryable` and under `max_attempts`, else counted as failed.
+    pub async fn fail_url(
+        &self,
+        lease: &Lease,
+        error: &str,
+        retryable: bool,
+        retry_after_ms: i64,
+        max_attempts: i64,
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin_write().await?;
+        let now = now_ms();
+        let attempts = lease.attempts + 1;
+        let retry = retryable && attempts < max_attempts;
+        let changed = sqlx::query(
+            "UPDATE frontier SET state = $1, attempts = $2, not_before = $3, lease_until = NULL, error = $4 \
+             WHERE crawl_id = $5 AND url_key = $6 AND state = 'leased' AND worker = $7",
+        )
+        .bind(if retry { "queued" } else { "failed" })
+        .bind(attempts)
+        .bind(now + retry_after_ms)
+        .bind(error)
+        .bind(&lease.crawl_id)
+        .bind(&lease.key)
+        .bind(&lease.worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if changed == 1 && !retry {
+            sqlx::query("UPDATE crawls SET failed = failed + 1, updated_at = $1 WHERE id = $2")
+                .bind(now)
+                .bind(&lease.crawl_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(retry)
+    }
+
+    /// Gives a lease back untouched (worker shutting down).
+    pub async fn release_lease(&self, lease: &Lease) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE frontier SET state = 'queued', lease_until = NULL, worker = NULL WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
+        )
+        .bind(&lease.crawl_id)
+        .bind(&lease.key)
+        .bind(&lease.worker)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// URLs of a crawl still queued or leased.
+    pub async fn frontier_pending(&self, crawl_id: &str) -> StoreResult<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM frontier WHERE crawl_id = $1 AND state IN ('queued', 'leased')",
+        )
+        .bind(crawl_id)
+        .fetch_one(self.pool())
+        .await?)
+    }
+
+    /// Documents after `after_seq`, oldest first: `(seq, url, json)`.
+    pub async fn crawl_documents(
+        &self,
+        crawl_id: &str,
+        after_seq: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<(i64, String, String)>> {
+        let rows = sqlx::query(
+            "SELECT seq, url, document FROM crawl_documents WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(crawl_id)
+        .bind(after_seq)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| Ok((r.try_get("seq")?, r.try_get("url")?, r.try_get("document")?)))
+            .collect()
+    }
+
+    /// Events after `after_seq`, oldest first.
+    pub async fn crawl_events(
+        &self,
+        crawl_id: &str,
+        after_seq: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<CrawlEvent>> {
+        let rows = sqlx::query(
+            "SELECT seq, kind, data, created_at FROM crawl_events WHERE crawl_id = $1 AND seq > $2 ORDER BY seq LIMIT $3",
+        )
+        .bind(crawl_id)
+        .bind(after_seq)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(CrawlEvent {
+                    seq: r.try_get("seq")?,
+                    kind: r.try_get("kind")?,
+                    data: r.try_get("data")?,
+                    created_at: r.try_get("created_at")?,
+                })
+            })
+            .collect()
+    }
+
+    /// A fresh crawl id.
+    pub fn new_crawl_id() -> String {
+        new_id("crawl")
+    }
+}
