@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::metrics::Metrics;
-use crate::routes::{admin, ops, scrape, team};
+use crate::routes::{admin, crawl, ops, scrape, team};
 use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
@@ -17,6 +17,8 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub metrics: Arc<Metrics>,
     pub engine: webdata_worker::scrape::Engine,
+    /// The in-process crawl runner, woken when a crawl is created or cancelled.
+    pub runner: Option<Arc<webdata_worker::crawl::CrawlRunner>>,
 }
 
 /// The whole HTTP application.
@@ -30,6 +32,9 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let v1 = Router::new()
         .route("/v1/team/credit-usage", get(team::credit_usage))
         .route("/v1/scrape", post(scrape::scrape))
+        .route("/v1/crawl", post(crawl::start))
+        .route("/v1/crawl/{id}", get(crawl::get).delete(crawl::cancel))
+        .route("/v1/crawl/{id}/events", get(crawl::events))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth_layer,

@@ -300,11 +300,29 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
     let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let runner = if args.worker_concurrency > 0 {
+        let cfg = webdata_worker::crawl::RunnerConfig {
+            concurrency: args.worker_concurrency,
+            worker_id: format!(
+                "api-{}-{}",
+                std::process::id(),
+                webdata_core::store::new_id("w")
+            ),
+            ..Default::default()
+        };
+        let runner = webdata_worker::crawl::CrawlRunner::new(store.clone(), engine.clone(), cfg);
+        tokio::spawn(runner.clone().run(stop_rx));
+        Some(runner)
+    } else {
+        None
+    };
     let state = AppState {
         store: store.clone(),
         config: config.clone(),
         metrics: Arc::new(Metrics::default()),
         engine,
+        runner,
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -326,6 +344,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     axum::serve(listener, router(state))
         .with_graceful_shutdown(shutdown_signal())
         .await?;
+    let _ = stop_tx.send(true);
     Ok(())
 }
 

@@ -43,6 +43,12 @@ pub struct ServeArgs {
     /// Longest a request may run before it is answered with `internal` (ms).
     #[arg(long, env = "WEBDATA_REQUEST_TIMEOUT_MS", default_value_t = 90_000)]
     pub request_timeout_ms: u64,
+    /// Interval of `: keep-alive` comments on event streams (ms).
+    #[arg(long, env = "WEBDATA_SSE_KEEPALIVE_MS", default_value_t = 15_000)]
+    pub sse_keepalive_ms: u64,
+    /// Pages the in-process crawl workers scrape at once (0 = no in-process workers).
+    #[arg(long, env = "WEBDATA_WORKER_CONCURRENCY", default_value_t = 16)]
+    pub worker_concurrency: usize,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,
@@ -53,6 +59,8 @@ pub struct ServeArgs {
 pub struct Config {
     pub admin_token: Option<String>,
     pub request_timeout: Duration,
+    pub sse_keepalive: Duration,
+    pub sse_poll: Duration,
 }
 
 impl Config {
@@ -61,6 +69,8 @@ impl Config {
         Config {
             admin_token: a.admin_token.clone().filter(|t| !t.is_empty()),
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1000)),
+            sse_keepalive: Duration::from_millis(a.sse_keepalive_ms.max(100)),
+            sse_poll: crate::routes::crawl::DEFAULT_SSE_POLL,
         }
     }
 }

@@ -26,12 +26,15 @@ async fn state(timeout: Duration) -> AppState {
         config: Arc::new(Config {
             admin_token: None,
             request_timeout: timeout,
+            sse_keepalive: Duration::from_secs(15),
+            sse_poll: Duration::from_millis(200),
         }),
         metrics: Arc::new(Metrics::default()),
         engine: webdata_worker::scrape::Engine::new(
             webdata_worker::guard::NetworkGuard::deny_private(),
         )
         .expect("engine"),
+        runner: None,
     }
 }
 

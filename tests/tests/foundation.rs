@@ -678,20 +678,43 @@ async fn replicas_share_credits_rate_limits_and_revocation(db: Db) {
     let mut calls = Vec::new();
     for i in 0..6 {
         let server = if i % 2 == 0 { &a } else { &b };
-        calls.push(server.post_as(&a.key, "/v1/scrape", json!({"url": site.url("/a"), "maxAge": 0}), &[]));
+        calls.push(server.post_as(
+            &a.key,
+            "/v1/scrape",
+            json!({"url": site.url("/a"), "maxAge": 0}),
+            &[],
+        ));
     }
     let results = futures::future::join_all(calls).await;
     let ok = results.iter().filter(|r| r.status == 200).count();
     let refused = results.iter().filter(|r| r.status == 402).count();
-    assert_eq!((ok, refused), (3, 3), "{:?}", results.iter().map(|r| r.status).collect::<Vec<_>>());
+    assert_eq!(
+        (ok, refused),
+        (3, 3),
+        "{:?}",
+        results.iter().map(|r| r.status).collect::<Vec<_>>()
+    );
     assert_eq!(a.credits().await, 0);
     // One per-minute window across replicas (a fresh organization, away from a minute boundary).
     let org2 = a
-        .admin(Method::POST, "/admin/v1/organizations", Some(json!({"name": "limited", "rateLimitPerMinute": 4})))
+        .admin(
+            Method::POST,
+            "/admin/v1/organizations",
+            Some(json!({"name": "limited", "rateLimitPerMinute": 4})),
+        )
         .await;
     let org2 = org2.json["data"]["id"].as_str().expect("org").to_string();
-    let k2 = a.admin(Method::POST, &format!("/admin/v1/organizations/{org2}/keys"), Some(json!({"name": "k"}))).await;
-    let k2 = k2.json["data"]["secret"].as_str().expect("secret").to_string();
+    let k2 = a
+        .admin(
+            Method::POST,
+            &format!("/admin/v1/organizations/{org2}/keys"),
+            Some(json!({"name": "k"})),
+        )
+        .await;
+    let k2 = k2.json["data"]["secret"]
+        .as_str()
+        .expect("secret")
+        .to_string();
     support::away_from_minute_boundary().await;
     let mut statuses = Vec::new();
     for i in 0..6 {
@@ -701,10 +724,22 @@ async fn replicas_share_credits_rate_limits_and_revocation(db: Db) {
     assert_eq!(statuses, vec![200, 200, 200, 200, 429, 429]);
     // Revoked on one replica, refused on the other at once.
     let org = a.org_id().await;
-    let k = a.admin(Method::POST, &format!("/admin/v1/organizations/{org}/keys"), Some(json!({"name": "r"}))).await;
-    let secret = k.json["data"]["secret"].as_str().expect("secret").to_string();
+    let k = a
+        .admin(
+            Method::POST,
+            &format!("/admin/v1/organizations/{org}/keys"),
+            Some(json!({"name": "r"})),
+        )
+        .await;
+    let secret = k.json["data"]["secret"]
+        .as_str()
+        .expect("secret")
+        .to_string();
     let id = k.json["data"]["id"].as_str().expect("id").to_string();
     assert_eq!(b.get_as(&secret, "/v1/team/credit-usage").await.status, 200);
-    a.admin(Method::DELETE, &format!("/admin/v1/keys/{id}"), None).await;
-    b.get_as(&secret, "/v1/team/credit-usage").await.assert_error(401, "unauthorized");
+    a.admin(Method::DELETE, &format!("/admin/v1/keys/{id}"), None)
+        .await;
+    b.get_as(&secret, "/v1/team/credit-usage")
+        .await
+        .assert_error(401, "unauthorized");
 }

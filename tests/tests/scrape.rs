@@ -61,8 +61,16 @@ fn long_article() -> String {
 }
 
 async fn echo_headers(headers: HeaderMap) -> Html<String> {
-    let lang = headers.get("accept-language").and_then(|v| v.to_str().ok()).unwrap_or("none").to_string();
-    let custom = headers.get("x-custom").and_then(|v| v.to_str().ok()).unwrap_or("none").to_string();
+    let lang = headers
+        .get("accept-language")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("none")
+        .to_string();
+    let custom = headers
+        .get("x-custom")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("none")
+        .to_string();
     Html(format!(
         "<html><head><title>Echo</title></head><body><main><article><h1>Echo</h1><p>accept-language={lang} and x-custom={custom} were received by this page, which has enough words to be content.</p></article></main></body></html>"
     ))
@@ -71,12 +79,18 @@ async fn echo_headers(headers: HeaderMap) -> Html<String> {
 const SITE_MD: &str = "# Install guide\n\nThis guide explains how to install the tool on a fresh machine, step by step, with every command you need and the reasons behind each one so you can adapt it.\n\n## Steps\n\n1. Download the package from the release page and check its signature.\n2. Unpack it into a folder on your path and run the self test to see it works.\n";
 
 fn wants_markdown(h: &HeaderMap) -> bool {
-    h.get("accept").and_then(|v| v.to_str().ok()).is_some_and(|a| a.starts_with("text/markdown"))
+    h.get("accept")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.starts_with("text/markdown"))
 }
 
 async fn negotiated(h: HeaderMap) -> axum::response::Response {
     if wants_markdown(&h) {
-        ([(header::CONTENT_TYPE, "text/markdown; charset=utf-8")], SITE_MD).into_response()
+        (
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            SITE_MD,
+        )
+            .into_response()
     } else {
         Html(ARTICLE).into_response()
     }
@@ -143,21 +157,52 @@ async fn every_format_comes_back_from_one_scrape() {
     let md = d["markdown"].as_str().expect("markdown");
     assert!(md.contains("# Gärten im Herbst"), "{md}");
     assert!(md.contains("## Laub und Boden"));
-    assert!(md.contains(&format!("[regelmäßig entfernt]({})", site.url("/rasen"))), "absolute links: {md}");
+    assert!(
+        md.contains(&format!("[regelmäßig entfernt]({})", site.url("/rasen"))),
+        "absolute links: {md}"
+    );
     assert!(md.contains("| Pflanze | Aufgabe |"), "GFM table: {md}");
-    assert!(md.contains("ausgraben \\| einlagern"), "pipes escaped: {md}");
+    assert!(
+        md.contains("ausgraben \\| einlagern"),
+        "pipes escaped: {md}"
+    );
     assert!(md.contains("```bash"), "code language: {md}");
-    assert!(md.contains(&format!("![Laub auf dem Beet]({})", site.url("/img/laub.jpg"))));
-    for boiler in ["Wir verwenden Cookies", "Ähnliche Artikel", "Beispiel GmbH", "Kontakt"] {
+    assert!(md.contains(&format!(
+        "![Laub auf dem Beet]({})",
+        site.url("/img/laub.jpg")
+    )));
+    for boiler in [
+        "Wir verwenden Cookies",
+        "Ähnliche Artikel",
+        "Beispiel GmbH",
+        "Kontakt",
+    ] {
         assert!(!md.contains(boiler), "main content drops `{boiler}`: {md}");
     }
     assert!(d["html"].as_str().expect("html").contains("<h1>"));
-    assert!(d["rawHtml"].as_str().expect("raw").contains("cookie-banner"), "rawHtml is untouched");
+    assert!(
+        d["rawHtml"]
+            .as_str()
+            .expect("raw")
+            .contains("cookie-banner"),
+        "rawHtml is untouched"
+    );
     let text = d["text"].as_str().expect("text");
     assert!(text.contains("Im Herbst braucht der Garten") && !text.contains("<p>"));
-    let links: Vec<&str> = d["links"].as_array().expect("links").iter().filter_map(|l| l.as_str()).collect();
-    assert!(links.contains(&site.url("/kontakt").as_str()), "links of the whole page: {links:?}");
-    assert!(links.contains(&site.url("/impressum").as_str()), "fragment removed: {links:?}");
+    let links: Vec<&str> = d["links"]
+        .as_array()
+        .expect("links")
+        .iter()
+        .filter_map(|l| l.as_str())
+        .collect();
+    assert!(
+        links.contains(&site.url("/kontakt").as_str()),
+        "links of the whole page: {links:?}"
+    );
+    assert!(
+        links.contains(&site.url("/impressum").as_str()),
+        "fragment removed: {links:?}"
+    );
     assert!(links.iter().all(|l| l.starts_with("http")));
     let mut dedup = links.clone();
     dedup.sort();
@@ -172,7 +217,9 @@ async fn every_format_comes_back_from_one_scrape() {
     assert_eq!(m["author"], "Anna Beispiel");
     assert_eq!(m["statusCode"], 200);
     assert_eq!(m["contentType"], "text/html");
-    assert!(m["publishedAt"].as_str().is_some_and(|p| p.starts_with("2026-10-01")));
+    assert!(m["publishedAt"]
+        .as_str()
+        .is_some_and(|p| p.starts_with("2026-10-01")));
     assert_eq!(m["jsonLd"][0]["@type"], "Article");
     let chunks = d["chunks"].as_array().expect("chunks");
     assert!(!chunks.is_empty());
@@ -190,27 +237,58 @@ async fn defaults_metadata_and_options() {
     let s = Server::start(Db::Sqlite).await;
     let site = site().await;
     // Default formats: markdown + metadata (basic metadata without jsonLd only when metadata not asked).
-    let r = s.post("/v1/scrape", json!({"url": site.url("/artikel/herbst")})).await;
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/artikel/herbst")}))
+        .await;
     let d = &r.json["data"];
     assert!(d["markdown"].is_string());
     assert!(d["html"].is_null() && d["links"].is_null() && d["chunks"].is_null());
     assert!(d["metadata"]["jsonLd"].is_array());
     // Basic metadata is returned even when only markdown is asked for, without JSON-LD.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/artikel/herbst"), "formats": ["markdown"], "maxAge": 0})).await;
-    assert_eq!(r.json["data"]["metadata"]["title"], "Gärten im Herbst | Beispiel");
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/artikel/herbst"), "formats": ["markdown"], "maxAge": 0}),
+        )
+        .await;
+    assert_eq!(
+        r.json["data"]["metadata"]["title"],
+        "Gärten im Herbst | Beispiel"
+    );
     assert!(r.json["data"]["metadata"]["jsonLd"].is_null());
     // onlyMainContent: false keeps navigation and footer.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/artikel/herbst"), "onlyMainContent": false, "maxAge": 0})).await;
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/artikel/herbst"), "onlyMainContent": false, "maxAge": 0}),
+        )
+        .await;
     let md = r.json["data"]["markdown"].as_str().expect("md");
     assert!(md.contains("Beispiel GmbH"), "{md}");
     // includeTags / excludeTags.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/artikel/herbst"), "includeTags": ["table"], "maxAge": 0})).await;
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/artikel/herbst"), "includeTags": ["table"], "maxAge": 0}),
+        )
+        .await;
     let md = r.json["data"]["markdown"].as_str().expect("md");
-    assert!(md.contains("Rosen") && !md.contains("Laub ist ein wertvoller"), "{md}");
+    assert!(
+        md.contains("Rosen") && !md.contains("Laub ist ein wertvoller"),
+        "{md}"
+    );
     let r = s.post("/v1/scrape", json!({"url": site.url("/artikel/herbst"), "excludeTags": ["table", "pre"], "maxAge": 0})).await;
     let md = r.json["data"]["markdown"].as_str().expect("md");
-    assert!(!md.contains("Rosen") && !md.contains("Kompost") && md.contains("Laub ist ein wertvoller"), "{md}");
-    let bad = s.post("/v1/scrape", json!({"url": site.url("/artikel/herbst"), "includeTags": ["div[["]})).await;
+    assert!(
+        !md.contains("Rosen") && !md.contains("Kompost") && md.contains("Laub ist ein wertvoller"),
+        "{md}"
+    );
+    let bad = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/artikel/herbst"), "includeTags": ["div[["]}),
+        )
+        .await;
     bad.assert_error(400, "invalid_request");
     assert!(bad.message().contains("div[["), "{}", bad.message());
     // Caller headers and location.languages reach the site.
@@ -221,16 +299,26 @@ async fn defaults_metadata_and_options() {
     assert!(md.contains("accept-language=de-DE,en;q=0.9"), "{md}");
     assert!(md.contains("x-custom=hello"), "{md}");
     // Charset from <meta charset>.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/latin1")})).await;
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/latin1")}))
+        .await;
     assert_eq!(r.json["data"]["metadata"]["title"], "Café");
-    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("café crème"));
+    assert!(r.json["data"]["markdown"]
+        .as_str()
+        .expect("md")
+        .contains("café crème"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn chunks_respect_size_and_headings() {
     let s = Server::start(Db::Sqlite).await;
     let site = site().await;
-    let r = s.post("/v1/scrape", json!({"url": site.url("/long"), "formats": ["chunks"], "chunkSize": 200})).await;
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/long"), "formats": ["chunks"], "chunkSize": 200}),
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.text);
     let chunks = r.json["data"]["chunks"].as_array().expect("chunks");
     assert!(chunks.len() > 10, "{}", chunks.len());
@@ -238,13 +326,24 @@ async fn chunks_respect_size_and_headings() {
         let t = c["tokens"].as_i64().expect("tokens");
         assert!(t > 0 && t <= 200, "{t}");
         let text = c["text"].as_str().expect("text");
-        assert!(!text.starts_with(char::is_lowercase) || text.starts_with("and"), "no mid-word split: {text:?}");
-        let path: Vec<&str> = c["headingPath"].as_array().map(|a| a.iter().filter_map(|h| h.as_str()).collect()).unwrap_or_default();
+        assert!(
+            !text.starts_with(char::is_lowercase) || text.starts_with("and"),
+            "no mid-word split: {text:?}"
+        );
+        let path: Vec<&str> = c["headingPath"]
+            .as_array()
+            .map(|a| a.iter().filter_map(|h| h.as_str()).collect())
+            .unwrap_or_default();
         if text.contains("Paragraph 0 of section 7") {
             assert_eq!(path.last().copied(), Some("Section 7"), "{path:?}");
         }
     }
-    let bad = s.post("/v1/scrape", json!({"url": site.url("/long"), "formats": ["chunks"], "chunkSize": 100})).await;
+    let bad = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/long"), "formats": ["chunks"], "chunkSize": 100}),
+        )
+        .await;
     bad.assert_error(400, "invalid_request");
 }
 
@@ -253,38 +352,98 @@ async fn quality_issues_and_what_they_cost() {
     let s = Server::start(Db::Sqlite).await;
     let site = site().await;
     let issues = |r: &support::Resp| -> Vec<String> {
-        r.json["data"]["quality"]["issues"].as_array().map(|a| a.iter().filter_map(|i| i.as_str().map(String::from)).collect()).unwrap_or_default()
+        r.json["data"]["quality"]["issues"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|i| i.as_str().map(String::from))
+                    .collect()
+            })
+            .unwrap_or_default()
     };
     let spa = s.post("/v1/scrape", json!({"url": site.url("/spa")})).await;
     assert_eq!(spa.status, 200, "{}", spa.text);
-    assert!(issues(&spa).contains(&"js_required".to_string()), "{}", spa.text);
-    let soft = s.post("/v1/scrape", json!({"url": site.url("/soft404")})).await;
-    assert!(issues(&soft).contains(&"soft_404".to_string()), "{}", soft.text);
-    let login = s.post("/v1/scrape", json!({"url": site.url("/login")})).await;
-    assert!(issues(&login).contains(&"login_wall".to_string()), "{}", login.text);
+    assert!(
+        issues(&spa).contains(&"js_required".to_string()),
+        "{}",
+        spa.text
+    );
+    let soft = s
+        .post("/v1/scrape", json!({"url": site.url("/soft404")}))
+        .await;
+    assert!(
+        issues(&soft).contains(&"soft_404".to_string()),
+        "{}",
+        soft.text
+    );
+    let login = s
+        .post("/v1/scrape", json!({"url": site.url("/login")}))
+        .await;
+    assert!(
+        issues(&login).contains(&"login_wall".to_string()),
+        "{}",
+        login.text
+    );
     assert_eq!(login.json["credits_used"], 0, "walls are not charged");
     assert!(login.json["data"]["quality"]["reason"].as_str().is_some());
     let bot = s.post("/v1/scrape", json!({"url": site.url("/bot")})).await;
     bot.assert_error(502, "blocked_by_site");
-    let err = s.post("/v1/scrape", json!({"url": site.url("/server-error")})).await;
+    let err = s
+        .post("/v1/scrape", json!({"url": site.url("/server-error")}))
+        .await;
     assert_eq!(err.status, 200);
-    assert_eq!(err.json["credits_used"], 0, "target error pages cost nothing");
+    assert_eq!(
+        err.json["credits_used"], 0,
+        "target error pages cost nothing"
+    );
     assert_eq!(err.json["data"]["metadata"]["statusCode"], 500);
-    assert!(err.json["data"]["quality"]["reason"].as_str().expect("reason").contains("500"));
-    let json_doc = s.post("/v1/scrape", json!({"url": site.url("/data.json")})).await;
+    assert!(err.json["data"]["quality"]["reason"]
+        .as_str()
+        .expect("reason")
+        .contains("500"));
+    let json_doc = s
+        .post("/v1/scrape", json!({"url": site.url("/data.json")}))
+        .await;
     assert!(issues(&json_doc).contains(&"non_html".to_string()));
-    assert!(json_doc.json["data"]["markdown"].as_str().expect("md").contains("\"b\""));
-    let txt = s.post("/v1/scrape", json!({"url": site.url("/notes.txt")})).await;
+    assert!(json_doc.json["data"]["markdown"]
+        .as_str()
+        .expect("md")
+        .contains("\"b\""));
+    let txt = s
+        .post("/v1/scrape", json!({"url": site.url("/notes.txt")}))
+        .await;
     assert!(issues(&txt).contains(&"non_html".to_string()));
-    assert!(txt.json["data"]["markdown"].as_str().expect("md").contains("Second line."));
-    s.post("/v1/scrape", json!({"url": site.url("/image.png")})).await.assert_error(415, "unsupported_content");
-    let pdf = s.post("/v1/scrape", json!({"url": site.url("/report.pdf"), "formats": ["markdown", "text", "metadata"]})).await;
+    assert!(txt.json["data"]["markdown"]
+        .as_str()
+        .expect("md")
+        .contains("Second line."));
+    s.post("/v1/scrape", json!({"url": site.url("/image.png")}))
+        .await
+        .assert_error(415, "unsupported_content");
+    let pdf = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/report.pdf"), "formats": ["markdown", "text", "metadata"]}),
+        )
+        .await;
     assert_eq!(pdf.status, 200, "{}", pdf.text);
-    assert!(pdf.json["data"]["markdown"].as_str().expect("md").contains("Sales grew in every region."), "{}", pdf.text);
-    assert_eq!(pdf.json["data"]["metadata"]["contentType"], "application/pdf");
+    assert!(
+        pdf.json["data"]["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("Sales grew in every region."),
+        "{}",
+        pdf.text
+    );
+    assert_eq!(
+        pdf.json["data"]["metadata"]["contentType"],
+        "application/pdf"
+    );
     assert_eq!(pdf.json["data"]["metadata"]["title"], "Annual report 2026");
     assert!(issues(&pdf).contains(&"non_html".to_string()));
-    s.post("/v1/scrape", json!({"url": site.url("/broken.pdf")})).await.assert_error(415, "unsupported_content");
+    s.post("/v1/scrape", json!({"url": site.url("/broken.pdf")}))
+        .await
+        .assert_error(415, "unsupported_content");
     // Charged: spa (thin but returned), soft404 page, json, text, pdf = 5; not: login, bot, 500, png, broken pdf.
     assert_eq!(s.credits().await, 1000 - 5);
 }
@@ -293,24 +452,51 @@ async fn quality_issues_and_what_they_cost() {
 async fn robots_redirects_and_refusals() {
     let s = Server::start(Db::Sqlite).await;
     let site = site().await;
-    let r = s.post("/v1/scrape", json!({"url": site.url("/nobots/page")})).await;
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/nobots/page")}))
+        .await;
     r.assert_error(403, "forbidden");
     assert!(r.message().contains("robots.txt"));
-    let r = s.post("/v1/scrape", json!({"url": site.url("/nobots/page"), "ignoreRobots": true})).await;
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/nobots/page"), "ignoreRobots": true}),
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.text);
     // Our group wins over `*`: /private is allowed for webdata.
-    assert_eq!(s.post("/v1/scrape", json!({"url": site.url("/private/page")})).await.status, 200);
+    assert_eq!(
+        s.post("/v1/scrape", json!({"url": site.url("/private/page")}))
+            .await
+            .status,
+        200
+    );
     // Redirect chain → finalUrl.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/hop1")})).await;
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/hop1")}))
+        .await;
     assert_eq!(r.json["data"]["finalUrl"], site.url("/artikel/herbst"));
     assert_eq!(r.json["data"]["url"], site.url("/hop1"));
     // Redirects into private space and metadata addresses are refused.
-    s.post("/v1/scrape", json!({"url": site.url("/to-private")})).await.assert_error(400, "blocked_url");
-    s.post("/v1/scrape", json!({"url": site.url("/to-metadata")})).await.assert_error(400, "blocked_url");
-    let r = s.post("/v1/scrape", json!({"url": site.url("/loop")})).await;
+    s.post("/v1/scrape", json!({"url": site.url("/to-private")}))
+        .await
+        .assert_error(400, "blocked_url");
+    s.post("/v1/scrape", json!({"url": site.url("/to-metadata")}))
+        .await
+        .assert_error(400, "blocked_url");
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/loop")}))
+        .await;
     r.assert_error(502, "fetch_failed");
     assert!(r.message().contains("redirect"));
-    for url in ["http://localhost/", "http://[::1]/", "http://0x7f000001/", "http://2130706433/", "http://user:pw@example.com/", "http://169.254.169.254/"] {
+    for url in [
+        "http://localhost/",
+        "http://[::1]/",
+        "http://0x7f000001/",
+        "http://2130706433/",
+        "http://user:pw@example.com/",
+        "http://169.254.169.254/",
+    ] {
         let r = s.post("/v1/scrape", json!({"url": url})).await;
         assert!(r.status == 400, "{url}: {}", r.text);
         let code = r.json["error"]["code"].as_str().unwrap_or_default();
@@ -318,7 +504,12 @@ async fn robots_redirects_and_refusals() {
     }
     // Timeout covers the whole scrape.
     let started = std::time::Instant::now();
-    s.post("/v1/scrape", json!({"url": site.url("/slow"), "timeout": 1000})).await.assert_error(504, "timeout");
+    s.post(
+        "/v1/scrape",
+        json!({"url": site.url("/slow"), "timeout": 1000}),
+    )
+    .await
+    .assert_error(504, "timeout");
     assert!(started.elapsed() < Duration::from_secs(4));
     assert_eq!(s.credits().await, 1000 - 3);
 }
@@ -331,13 +522,23 @@ async fn cache_hits_say_cached_and_max_age_zero_fetches_again() {
     let first = s.post("/v1/scrape", json!({"url": url})).await;
     assert_eq!(first.json["data"]["cached"], false);
     let hits = site.hits();
-    let second = s.post("/v1/scrape", json!({"url": url, "timeout": 20000})).await;
+    let second = s
+        .post("/v1/scrape", json!({"url": url, "timeout": 20000}))
+        .await;
     assert_eq!(second.json["data"]["cached"], true, "{}", second.text);
-    assert_eq!(second.json["data"]["markdown"], first.json["data"]["markdown"]);
+    assert_eq!(
+        second.json["data"]["markdown"],
+        first.json["data"]["markdown"]
+    );
     assert_eq!(site.hits(), hits, "served from the cache");
     assert_eq!(second.json["credits_used"], 1);
-    let other_formats = s.post("/v1/scrape", json!({"url": url, "formats": ["links"]})).await;
-    assert_eq!(other_formats.json["data"]["cached"], false, "formats are part of the key");
+    let other_formats = s
+        .post("/v1/scrape", json!({"url": url, "formats": ["links"]}))
+        .await;
+    assert_eq!(
+        other_formats.json["data"]["cached"], false,
+        "formats are part of the key"
+    );
     let fresh = s.post("/v1/scrape", json!({"url": url, "maxAge": 0})).await;
     assert_eq!(fresh.json["data"]["cached"], false);
     assert!(site.hits() > hits);
@@ -347,19 +548,54 @@ async fn cache_hits_say_cached_and_max_age_zero_fetches_again() {
 async fn site_markdown_is_used_when_served_and_good() {
     let s = Server::start(Db::Sqlite).await;
     let site = site().await;
-    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/page"), "siteMarkdown": true})).await;
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/docs/page"), "siteMarkdown": true}),
+        )
+        .await;
     assert_eq!(r.status, 200, "{}", r.text);
     assert_eq!(r.json["data"]["markdown"], SITE_MD);
     assert_eq!(r.json["data"]["metadata"]["title"], "Install guide");
-    assert!(r.json["data"]["metadata"]["language"].is_null(), "site markdown has less metadata");
+    assert!(
+        r.json["data"]["metadata"]["language"].is_null(),
+        "site markdown has less metadata"
+    );
     assert_eq!(r.json["credits_used"], 1);
     // Thin site markdown fails the check: HTML is extracted as usual.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/thin"), "siteMarkdown": true})).await;
-    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("Gärten im Herbst"), "{}", r.text);
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/docs/thin"), "siteMarkdown": true}),
+        )
+        .await;
+    assert!(
+        r.json["data"]["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("Gärten im Herbst"),
+        "{}",
+        r.text
+    );
     // Ignored with the html format.
     let r = s.post("/v1/scrape", json!({"url": site.url("/docs/page"), "siteMarkdown": true, "formats": ["markdown", "html"]})).await;
-    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("Gärten im Herbst"), "{}", r.text);
+    assert!(
+        r.json["data"]["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("Gärten im Herbst"),
+        "{}",
+        r.text
+    );
     // Off by default.
-    let r = s.post("/v1/scrape", json!({"url": site.url("/docs/page"), "maxAge": 0})).await;
-    assert!(r.json["data"]["markdown"].as_str().expect("md").contains("Gärten im Herbst"));
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/docs/page"), "maxAge": 0}),
+        )
+        .await;
+    assert!(r.json["data"]["markdown"]
+        .as_str()
+        .expect("md")
+        .contains("Gärten im Herbst"));
 }

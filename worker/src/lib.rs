@@ -9,3 +9,5 @@ pub mod scrape;
 pub mod sitemap;
 pub mod urlnorm;
 pub mod pdf;
+pub mod render;
+pub mod crawl;

@@ -18,7 +18,10 @@ pub enum PdfError {
 /// files must not take the service down).
 pub async fn pdf_to_text(bytes: Vec<u8>) -> Result<String, PdfError> {
     if bytes.len() > MAX_PDF_BYTES {
-        return Err(PdfError::Unreadable(format!("larger than {} MiB", MAX_PDF_BYTES >> 20)));
+        return Err(PdfError::Unreadable(format!(
+            "larger than {} MiB",
+            MAX_PDF_BYTES >> 20
+        )));
     }
     let joined = tokio::task::spawn_blocking(move || {
         std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(&bytes))
@@ -57,7 +60,10 @@ fn tidy(raw: &str) -> String {
 pub fn simple_pdf(lines: &[&str]) -> Vec<u8> {
     let mut content = String::from("BT /F1 14 Tf 72 720 Td 18 TL\n");
     for l in lines {
-        let esc = l.replace('\\', "\\\\").replace('(', "\\(").replace(')', "\\)");
+        let esc = l
+            .replace('\\', "\\\\")
+            .replace('(', "\\(")
+            .replace(')', "\\)");
         content.push_str(&format!("({esc}) Tj T*\n"));
     }
     content.push_str("ET");
@@ -75,12 +81,18 @@ pub fn simple_pdf(lines: &[&str]) -> Vec<u8> {
         pdf.extend_from_slice(format!("{} 0 obj\n{obj}\nendobj\n", i + 1).as_bytes());
     }
     let xref = pdf.len();
-    pdf.extend_from_slice(format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes());
+    pdf.extend_from_slice(
+        format!("xref\n0 {}\n0000000000 65535 f \n", objects.len() + 1).as_bytes(),
+    );
     for o in offsets {
         pdf.extend_from_slice(format!("{o:010} 00000 n \n").as_bytes());
     }
     pdf.extend_from_slice(
-        format!("trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n", objects.len() + 1).as_bytes(),
+        format!(
+            "trailer\n<< /Size {} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n",
+            objects.len() + 1
+        )
+        .as_bytes(),
     );
     pdf
 }
@@ -99,7 +111,9 @@ mod tests {
 
     #[tokio::test]
     async fn garbage_is_an_error_not_a_crash() {
-        assert!(pdf_to_text(b"%PDF-1.4\nthis is not a pdf".to_vec()).await.is_err());
+        assert!(pdf_to_text(b"%PDF-1.4\nthis is not a pdf".to_vec())
+            .await
+            .is_err());
         let mut cut = simple_pdf(&["x"]);
         cut.truncate(cut.len() / 2);
         assert!(pdf_to_text(cut).await.is_err());

@@ -76,7 +76,10 @@ fn is_html(resp: &FetchResponse) -> bool {
 
 fn is_pdf(resp: &FetchResponse) -> bool {
     resp.content_type.as_deref() == Some("application/pdf")
-        || (resp.content_type.as_deref().is_none_or(|m| m == "application/octet-stream")
+        || (resp
+            .content_type
+            .as_deref()
+            .is_none_or(|m| m == "application/octet-stream")
             && resp.body.starts_with(b"%PDF-"))
 }
 
@@ -132,6 +135,11 @@ impl Engine {
             fetcher,
             robots: Arc::new(RobotsCache::default()),
         })
+    }
+
+    /// robots.txt rules for the URL's origin (cached per host).
+    pub async fn robots_for(&self, url: &url::Url) -> Arc<crate::robots::Robots> {
+        self.robots.get(&self.fetcher, url).await.robots
     }
 
     /// The fetcher (shared with crawl, map and brand).
@@ -262,9 +270,14 @@ impl Engine {
             content::text_document(resp.text.as_deref().unwrap_or(""), &mime)
         } else if is_pdf(&resp) {
             issues.push(QualityIssue::NonHtml);
-            let text = crate::pdf::pdf_to_text(resp.body.clone()).await.map_err(|e| {
-                ScrapeFailure::new(ErrorCode::UnsupportedContent, format!("{}: {e}", resp.final_url))
-            })?;
+            let text = crate::pdf::pdf_to_text(resp.body.clone())
+                .await
+                .map_err(|e| {
+                    ScrapeFailure::new(
+                        ErrorCode::UnsupportedContent,
+                        format!("{}: {e}", resp.final_url),
+                    )
+                })?;
             let mut doc = content::text_document(&text, "text/plain");
             doc.metadata.title = text.lines().next().map(|l| l.chars().take(200).collect());
             doc

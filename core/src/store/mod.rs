@@ -23,7 +23,7 @@ pub fn idempotency_replay_window_ms() -> i64 {
 pub use keys::{generate_key, hash_key as keys_hash, looks_like_key, ApiKey, KeyKind, NewKey};
 pub use ledger::{Reservation, ReserveError};
 pub use limits::{ConcurrencySlot, RateDecision};
-pub use orgs::{period_of, NewOrganization, OrgUpdate, Organization};
+pub use orgs::{period_of, rfc3339, NewOrganization, OrgUpdate, Organization};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor};

@@ -329,3 +329,42 @@ mod tests {
         assert_eq!(period_of(1_709_251_200_000), "2024-03");
     }
 }
+
+/// RFC 3339 UTC text of a unix-ms time (`2026-11-23T04:25:00.000Z`).
+pub fn rfc3339(ms: i64) -> String {
+    let days = ms.div_euclid(86_400_000);
+    let rem = ms.rem_euclid(86_400_000);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = if m <= 2 { y + 1 } else { y };
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3_600_000,
+        rem / 60_000 % 60,
+        rem / 1000 % 60,
+        rem % 1000
+    )
+}
+
+#[cfg(test)]
+mod time_tests {
+    #[test]
+    fn rfc3339_matches_known_instants() {
+        assert_eq!(super::rfc3339(0), "1970-01-01T00:00:00.000Z");
+        assert_eq!(
+            super::rfc3339(1_709_251_199_999),
+            "2024-02-29T23:59:59.999Z"
+        );
+        assert_eq!(
+            super::rfc3339(1_795_407_900_123),
+            "2026-11-23T04:25:00.123Z"
+        );
+    }
+}

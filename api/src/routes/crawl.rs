@@ -1,0 +1,265 @@
+//! Crawls: POST /v1/crawl (202 CrawlJob), GET /v1/crawl/{id} (status and a
+//! page of documents with a cursor), DELETE /v1/crawl/{id} (cancel), and
+//! GET /v1/crawl/{id}/events (server-sent events replayed from the store).
+
+use crate::app::AppState;
+use crate::body;
+use crate::context::{request_id, Caller};
+use crate::error::{ApiError, ApiResult};
+use crate::idempotency::{self, Claim};
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use base64::Engine as _;
+use serde::Deserialize;
+use std::convert::Infallible;
+use std::time::Duration;
+use webdata_core::store::crawl::status;
+use webdata_core::store::{rfc3339, CrawlRow};
+use webdata_core::types::CrawlRequest;
+use webdata_core::{validate, ErrorCode, Store};
+
+fn job(c: &CrawlRow) -> serde_json::Value {
+    serde_json::json!({
+        "success": true,
+        "id": c.id,
+        "status": c.status,
+        "url": c.url,
+        "createdAt": rfc3339(c.created_at),
+        "credits_used": 0,
+        "request_id": request_id(),
+    })
+}
+
+async fn owned_crawl(app: &AppState, caller: &Caller, id: &str) -> ApiResult<CrawlRow> {
+    match app.store.get_crawl(id).await? {
+        Some(c) if c.org_id == caller.org.id => Ok(c),
+        _ => Err(ApiError::not_found(format!("crawl `{id}` does not exist"))),
+    }
+}
+
+/// `POST /v1/crawl`.
+pub async fn start(
+    State(app): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    b: Body,
+) -> ApiResult<Response> {
+    let (req, value): (CrawlRequest, _) = body::json(&headers, b).await?;
+    validate::check_crawl_request(&req)?;
+    webdata_worker::glob::PathFilter::new(
+        req.include_paths.as_deref().unwrap_or_default(),
+        req.exclude_paths.as_deref().unwrap_or_default(),
+    )
+    .map_err(|e| ApiError::invalid(e.to_string()))?;
+    let guard = app.engine.fetcher().guard();
+    guard
+        .check_url(req.url.trim())
+        .map_err(|e| ApiError::new(ErrorCode::BlockedUrl, e.to_string()))?;
+    if let Some(w) = &req.webhook {
+        guard
+            .check_url(w.url.trim())
+            .map_err(|e| ApiError::new(ErrorCode::BlockedUrl, format!("webhook.url: {e}")))?;
+    }
+    let claim = match idempotency::claim(&app, &caller, &headers, "POST /v1/crawl", &value).await? {
+        Claim::Replay(resp) => return Ok(resp),
+        Claim::Run(c) => c,
+    };
+    if caller.org.credits < 1 {
+        return Err(ApiError::new(
+            ErrorCode::InsufficientCredits,
+            "a crawl needs at least 1 credit to start (1 credit per page scraped)",
+        ));
+    }
+    if caller.key.budget.is_some_and(|b| caller.key.spent >= b) {
+        return Err(ApiError::new(
+            ErrorCode::InsufficientCredits,
+            "this playground key has spent its credits",
+        ));
+    }
+    let mut stored = req.clone();
+    stored.url = req.url.trim().to_string();
+    let request_json =
+        serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))?;
+    let row = app
+        .store
+        .create_crawl(
+            &Store::new_crawl_id(),
+            &caller.org.id,
+            Some(&caller.key.id),
+            &stored.url,
+            &request_json,
+            req.limit(),
+        )
+        .await?;
+    if let Some(r) = &app.runner {
+        r.wake();
+    }
+    let body = job(&row);
+    if let Some(c) = claim {
+        c.complete(StatusCode::ACCEPTED, &body).await;
+    }
+    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+}
+
+/// Query of GET /v1/crawl/{id}.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    cursor: Option<String>,
+    limit: Option<String>,
+}
+
+fn encode_cursor(seq: i64) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("wd1:{seq}"))
+}
+
+fn decode_cursor(c: &str) -> ApiResult<i64> {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(c)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| s.strip_prefix("wd1:").and_then(|n| n.parse::<i64>().ok()))
+        .filter(|n| *n >= 0)
+        .ok_or_else(|| ApiError::invalid("`cursor` is not a cursor this API issued; pass the `next` value of the previous response"))
+}
+
+/// `GET /v1/crawl/{id}`.
+pub async fn get(
+    State(app): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Query(q): Query<PageQuery>,
+) -> ApiResult<Response> {
+    let limit = match q.limit.as_deref() {
+        None => 50,
+        Some(l) => match l.parse::<i64>() {
+            Ok(n) if (1..=100).contains(&n) => n,
+            _ => {
+                return Err(ApiError::invalid(format!(
+                    "`limit` must be an integer between 1 and 100 (got `{l}`)"
+                )))
+            }
+        },
+    };
+    let after = match q.cursor.as_deref() {
+        Some(c) if !c.is_empty() => decode_cursor(c)?,
+        _ => 0,
+    };
+    let crawl = owned_crawl(&app, &caller, &id).await?;
+    let docs = app.store.crawl_documents(&id, after, limit).await?;
+    let last = docs.last().map(|d| d.0).unwrap_or(after);
+    let data: Vec<serde_json::Value> = docs
+        .iter()
+        .map(|(_, _, json)| serde_json::from_str(json).unwrap_or(serde_json::Value::Null))
+        .collect();
+    let next = if crawl.is_finished() && last >= crawl.doc_seq {
+        serde_json::Value::Null
+    } else {
+        serde_json::Value::String(encode_cursor(last))
+    };
+    let mut body = webdata_worker::crawl::status_json(&crawl);
+    body["success"] = true.into();
+    body["createdAt"] = rfc3339(crawl.created_at).into();
+    body["data"] = data.into();
+    body["next"] = next;
+    body["request_id"] = request_id().into();
+    Ok(Json(body).into_response())
+}
+
+/// `DELETE /v1/crawl/{id}`: cancels; scraped pages stay available and charged.
+pub async fn cancel(
+    State(app): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let crawl = owned_crawl(&app, &caller, &id).await?;
+    if !crawl.is_finished() {
+        app.store
+            .finish_crawl(&id, status::CANCELLED, None, |c| {
+                webdata_worker::crawl::status_json(c).to_string()
+            })
+            .await?;
+        if let Some(r) = &app.runner {
+            r.wake();
+        }
+    }
+    let crawl = owned_crawl(&app, &caller, &id).await?;
+    Ok(Json(job(&crawl)).into_response())
+}
+
+/// `GET /v1/crawl/{id}/events`: replays every event after `Last-Event-ID`,
+/// follows the crawl, closes after `done`.
+pub async fn events(
+    State(app): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> ApiResult<Response> {
+    owned_crawl(&app, &caller, &id).await?;
+    let mut after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+        None | Some("") => 0,
+        Some(v) => v.trim().parse::<i64>().map_err(|_| {
+            ApiError::invalid(format!(
+                "`Last-Event-ID` must be an event id from this stream (got `{v}`)"
+            ))
+        })?,
+    };
+    let store = app.store.clone();
+    let poll = app.config.sse_poll;
+    let stream = async_stream::stream! {
+        loop {
+            let batch = match store.crawl_events(&id, after, 200).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading crawl events failed");
+                    tokio::time::sleep(poll).await;
+                    continue;
+                }
+            };
+            if batch.is_empty() {
+                tokio::time::sleep(poll).await;
+                continue;
+            }
+            for ev in batch {
+                after = ev.seq;
+                let (name, data) = match ev.kind.as_str() {
+                    "page" => {
+                        let seq = serde_json::from_str::<serde_json::Value>(&ev.data)
+                            .ok()
+                            .and_then(|v| v["seq"].as_i64())
+                            .unwrap_or(0);
+                        let doc = store
+                            .crawl_documents(&id, seq - 1, 1)
+                            .await
+                            .ok()
+                            .and_then(|d| d.into_iter().next())
+                            .map(|d| d.2)
+                            .unwrap_or_else(|| "{}".into());
+                        ("page", doc)
+                    }
+                    "started" | "status" => ("status", ev.data.clone()),
+                    _ => ("done", ev.data.clone()),
+                };
+                let done = name == "done";
+                yield Ok::<Event, Infallible>(Event::default().id(ev.seq.to_string()).event(name).data(data));
+                if done {
+                    return;
+                }
+            }
+        }
+    };
+    Ok(Sse::new(stream)
+        .keep_alive(
+            KeepAlive::new()
+                .interval(app.config.sse_keepalive)
+                .text("keep-alive"),
+        )
+        .into_response())
+}
+
+/// How often a stream looks for new events when idle.
+pub const DEFAULT_SSE_POLL: Duration = Duration::from_millis(200);

@@ -1,0 +1,491 @@
+//! Issue 5, black-box: crawls through the real binary against sites served
+//! on loopback, on SQLite and on PostgreSQL.
+
+mod support;
+
+use axum::extract::Path;
+use axum::http::{header, HeaderMap};
+use axum::response::{Html, IntoResponse};
+use axum::routing::get;
+use serde_json::json;
+use std::io::Write;
+use std::time::{Duration, Instant};
+use support::{Db, Resp, Server, ServerOptions, Site};
+
+fn page(title: &str, links: &[&str]) -> String {
+    let links: String = links
+        .iter()
+        .map(|l| format!("<li><a href=\"{l}\">{l}</a></li>"))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{title}</title></head><body>\
+         <nav><a href=\"/\">Home</a> · <a href=\"/about\">About us</a></nav>\
+         <main><article><h1>{title}</h1><p>{title} is a page of the test site with enough words in it to count as a real page for the crawler and its quality checks.</p><ul>{links}</ul></article></main>\
+         <footer>Test site footer · all rights reserved</footer></body></html>"
+    )
+}
+
+fn host(h: &HeaderMap) -> String {
+    h.get("host")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("127.0.0.2")
+        .to_string()
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    let _ = e.write_all(data);
+    e.finish().unwrap_or_default()
+}
+
+/// A site: robots (sitemap index, a disallowed folder, a crawl delay),
+/// a gzip sitemap, pages that link around, and slow pages.
+async fn site(delay_ms: u64) -> Site {
+    Site::serve(
+        axum::Router::new()
+            .route("/robots.txt", get(|h: HeaderMap| async move {
+                format!("User-agent: *\nDisallow: /secret\nCrawl-delay: 0\nSitemap: http://{}/sitemap_index.xml\n", host(&h))
+            }))
+            .route("/sitemap_index.xml", get(|h: HeaderMap| async move {
+                ([(header::CONTENT_TYPE, "application/xml")],
+                 format!("<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>http://{}/docs-sitemap.xml.gz</loc></sitemap></sitemapindex>", host(&h)))
+            }))
+            .route("/docs-sitemap.xml.gz", get(|h: HeaderMap| async move {
+                let b = format!("http://{}", host(&h));
+                let xml = format!("<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><url><loc>{b}/docs/a</loc></url><url><loc>{b}/docs/b</loc></url><url><loc>{b}/secret/s</loc></url></urlset>");
+                ([(header::CONTENT_TYPE, "application/gzip")], gzip(xml.as_bytes()))
+            }))
+            .route("/", get(|| async { Html(page("Home", &["/blog/1", "/docs/a", "/secret/x", "/about#team", "http://127.0.0.3:1/elsewhere", "/blog/1?utm_source=x"])) }))
+            .route("/about", get(|| async { Html(page("About", &["/"])) }))
+            .route("/blog/{n}", get(move |Path(n): Path<u32>| async move {
+                tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                let next = format!("/blog/{}", n + 1);
+                if n < 6 { Html(page(&format!("Blog {n}"), &[next.as_str()])).into_response() } else { Html(page("Blog end", &[])).into_response() }
+            }))
+            .route("/docs/{p}", get(|Path(p): Path<String>| async move { Html(page(&format!("Doc {p}"), &["/docs/b"])) }))
+            .route("/secret/{p}", get(|| async { Html(page("Secret", &[])) })),
+    )
+    .await
+}
+
+async fn start(s: &Server, body: serde_json::Value) -> String {
+    let r = s.post("/v1/crawl", body).await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    assert_eq!(r.json["status"], "queued");
+    r.assert_request_id();
+    assert!(r.json["createdAt"]
+        .as_str()
+        .is_some_and(|t| t.ends_with('Z')));
+    r.json["id"].as_str().expect("id").to_string()
+}
+
+async fn wait_done(s: &Server, id: &str) -> Resp {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let r = s.get_as(&s.key, &format!("/v1/crawl/{id}?limit=1")).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        if ["completed", "failed", "cancelled"].contains(&r.json["status"].as_str().unwrap_or("")) {
+            return r;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "crawl did not finish: {}\n{}",
+            r.text,
+            s.logs()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Every document of a crawl, paging with `limit`, asserting `next` rules.
+async fn all_docs(s: &Server, id: &str, limit: usize) -> Vec<serde_json::Value> {
+    let mut docs = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..1000 {
+        let path = match &cursor {
+            Some(c) => format!("/v1/crawl/{id}?limit={limit}&cursor={c}"),
+            None => format!("/v1/crawl/{id}?limit={limit}"),
+        };
+        let r = s.get_as(&s.key, &path).await;
+        assert_eq!(r.status, 200, "{}", r.text);
+        let page = r.json["data"].as_array().expect("data").clone();
+        assert!(page.len() <= limit);
+        docs.extend(page);
+        match r.json["next"].as_str() {
+            Some(n) => cursor = Some(n.to_string()),
+            None => return docs,
+        }
+    }
+    panic!("paging never ended");
+}
+
+fn urls(docs: &[serde_json::Value]) -> Vec<String> {
+    let mut u: Vec<String> = docs
+        .iter()
+        .filter_map(|d| d["url"].as_str().map(String::from))
+        .collect();
+    u.sort();
+    u
+}
+
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Sqlite).await } )* }
+        mod postgres { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Postgres).await } )* }
+    };
+}
+
+on_both!(
+    crawl_is_sitemap_first_respects_robots_and_pages_every_document_once,
+    globs_depth_and_sitemap_only,
+    cancel_keeps_scraped_pages_and_charges_them,
+    credits_running_out_stops_the_crawl_early_with_its_pages,
+    events_replay_from_last_event_id_and_close_after_done,
+    killed_server_resumes_the_crawl_without_losing_or_double_charging,
+);
+
+async fn crawl_is_sitemap_first_respects_robots_and_pages_every_document_once(db: Db) {
+    let s = Server::start(db).await;
+    let site = site(0).await;
+    let id = start(&s, json!({"url": site.url("/"), "limit": 50})).await;
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["status"], "completed", "{}", done.text);
+    let docs = all_docs(&s, &id, 3).await;
+    let got = urls(&docs);
+    let mut want: Vec<String> = [
+        "/", "/about", "/docs/a", "/docs/b", "/blog/1", "/blog/2", "/blog/3", "/blog/4", "/blog/5",
+        "/blog/6",
+    ]
+    .iter()
+    .map(|p| site.url(p))
+    .collect();
+    want.sort();
+    assert_eq!(
+        got, want,
+        "each page once; robots-disallowed and off-site never"
+    );
+    assert_eq!(done.json["completed"], 10);
+    assert_eq!(done.json["credits_used"], 10);
+    assert_eq!(s.credits().await, 1000 - 10);
+    for d in &docs {
+        assert!(d["markdown"].as_str().is_some_and(|m| !m.is_empty()));
+        assert!(d["links"].is_null(), "links only when asked for");
+    }
+    // Unknown and other organizations' crawls are 404; bad cursors 400.
+    s.get_as(&s.key, "/v1/crawl/crawl_nope")
+        .await
+        .assert_error(404, "not_found");
+    s.get_as(&s.key, &format!("/v1/crawl/{id}?cursor=zzz"))
+        .await
+        .assert_error(400, "invalid_request");
+    s.get_as(&s.key, &format!("/v1/crawl/{id}?limit=101"))
+        .await
+        .assert_error(400, "invalid_request");
+    let org2 = s
+        .admin(
+            reqwest::Method::POST,
+            "/admin/v1/organizations",
+            Some(json!({"name": "other", "credits": 5})),
+        )
+        .await;
+    let org2 = org2.json["data"]["id"].as_str().expect("org").to_string();
+    let k2 = s
+        .admin(
+            reqwest::Method::POST,
+            &format!("/admin/v1/organizations/{org2}/keys"),
+            Some(json!({"name": "k"})),
+        )
+        .await;
+    let k2 = k2.json["data"]["secret"]
+        .as_str()
+        .expect("secret")
+        .to_string();
+    s.get_as(&k2, &format!("/v1/crawl/{id}"))
+        .await
+        .assert_error(404, "not_found");
+    // Validation.
+    for (body, field) in [
+        (json!({"url": site.url("/"), "limit": 0}), "limit"),
+        (json!({"url": site.url("/"), "limit": 100001}), "limit"),
+        (json!({"url": site.url("/"), "maxDepth": 21}), "maxDepth"),
+        (
+            json!({"url": site.url("/"), "includePaths": ["/a$b"]}),
+            "includePaths[0]",
+        ),
+        (
+            json!({"url": site.url("/"), "sitemap": "sometimes"}),
+            "sitemap",
+        ),
+        (
+            json!({"url": site.url("/"), "webhook": {"url": "https://x.test/", "events": ["page", "nope"]}}),
+            "webhook.events[1]",
+        ),
+        (
+            json!({"url": site.url("/"), "scrapeOptions": {"timeout": 5}}),
+            "scrapeOptions.timeout",
+        ),
+        (json!({"url": site.url("/"), "limits": 5}), "limits"),
+    ] {
+        let r = s.post("/v1/crawl", body.clone()).await;
+        r.assert_error(400, "invalid_request");
+        assert!(r.message().contains(field), "{body}: {}", r.message());
+    }
+    s.post("/v1/crawl", json!({"url": "http://10.1.2.3/"}))
+        .await
+        .assert_error(400, "blocked_url");
+    s.post(
+        "/v1/crawl",
+        json!({"url": site.url("/"), "webhook": {"url": "http://169.254.169.254/"}}),
+    )
+    .await
+    .assert_error(400, "blocked_url");
+}
+
+async fn globs_depth_and_sitemap_only(db: Db) {
+    let s = Server::start(db).await;
+    let site = site(0).await;
+    let id = start(&s, json!({"url": site.url("/"), "includePaths": ["/blog/**", "/$"], "excludePaths": ["/blog/5$"], "sitemap": "skip"})).await;
+    wait_done(&s, &id).await;
+    let got = urls(&all_docs(&s, &id, 50).await);
+    let want: Vec<String> = ["/", "/blog/1", "/blog/2", "/blog/3", "/blog/4"]
+        .iter()
+        .map(|p| site.url(p))
+        .collect();
+    assert_eq!(
+        got, want,
+        "include, exclude (which wins), and exclusion cuts the chain"
+    );
+    let id = start(
+        &s,
+        json!({"url": site.url("/"), "maxDepth": 1, "sitemap": "skip"}),
+    )
+    .await;
+    wait_done(&s, &id).await;
+    let got = urls(&all_docs(&s, &id, 50).await);
+    let want: Vec<String> = ["/", "/about", "/blog/1", "/docs/a"]
+        .iter()
+        .map(|p| site.url(p))
+        .collect();
+    assert_eq!(got, want, "one hop");
+    let id = start(&s, json!({"url": site.url("/"), "maxDepth": 0})).await;
+    wait_done(&s, &id).await;
+    assert_eq!(
+        urls(&all_docs(&s, &id, 50).await),
+        vec![site.url("/")],
+        "depth 0 is the start URL only"
+    );
+    let id = start(&s, json!({"url": site.url("/"), "sitemap": "only"})).await;
+    wait_done(&s, &id).await;
+    assert_eq!(
+        urls(&all_docs(&s, &id, 50).await),
+        vec![site.url("/docs/a"), site.url("/docs/b")]
+    );
+    let id = start(
+        &s,
+        json!({"url": site.url("/"), "limit": 3, "sitemap": "skip"}),
+    )
+    .await;
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["completed"], 3);
+    assert_eq!(done.json["total"], 3);
+}
+
+async fn cancel_keeps_scraped_pages_and_charges_them(db: Db) {
+    let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_WORKER_CONCURRENCY", "1")).await;
+    let site = site(400).await;
+    let id = start(&s, json!({"url": site.url("/blog/1"), "sitemap": "skip"})).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+        if r.json["completed"].as_i64().unwrap_or(0) >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", r.text);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let c = s
+        .http
+        .delete(s.url(&format!("/v1/crawl/{id}")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("delete");
+    let c = Resp::from(c).await;
+    assert_eq!(c.status, 200, "{}", c.text);
+    assert_eq!(c.json["status"], "cancelled");
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+    assert_eq!(r.json["status"], "cancelled");
+    let kept = r.json["completed"].as_i64().expect("completed");
+    assert!((2..=3).contains(&kept), "{kept}");
+    assert_eq!(r.json["credits_used"], kept, "scraped pages are charged");
+    assert_eq!(
+        all_docs(&s, &id, 50).await.len() as i64,
+        kept,
+        "scraped pages stay available"
+    );
+    assert_eq!(s.credits().await, 1000 - kept);
+    assert!(r.json["next"].is_null() || !all_docs(&s, &id, 50).await.is_empty());
+}
+
+async fn credits_running_out_stops_the_crawl_early_with_its_pages(db: Db) {
+    let s = Server::start_with(
+        ServerOptions::new(db)
+            .credits(3)
+            .env("WEBDATA_WORKER_CONCURRENCY", "1"),
+    )
+    .await;
+    let site = site(0).await;
+    let id = start(&s, json!({"url": site.url("/blog/1"), "sitemap": "skip"})).await;
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["completed"], 3, "{}", done.text);
+    assert_eq!(
+        done.json["error"]["code"], "insufficient_credits",
+        "{}",
+        done.text
+    );
+    assert_eq!(all_docs(&s, &id, 10).await.len(), 3);
+    assert_eq!(s.credits().await, 0);
+    s.post("/v1/crawl", json!({"url": site.url("/")}))
+        .await
+        .assert_error(402, "insufficient_credits");
+}
+
+async fn events_replay_from_last_event_id_and_close_after_done(db: Db) {
+    let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_SSE_KEEPALIVE_MS", "200")).await;
+    let site = site(300).await;
+    let id = start(
+        &s,
+        json!({"url": site.url("/blog/4"), "sitemap": "skip", "includePaths": ["/blog/**"]}),
+    )
+    .await;
+    // Live: keep-alive comments while pages are slow, then page events and done.
+    let resp = s
+        .http
+        .get(s.url(&format!("/v1/crawl/{id}/events")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("sse");
+    assert_eq!(resp.status(), 200);
+    assert!(resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/event-stream")));
+    let text = tokio::time::timeout(Duration::from_secs(30), resp.text())
+        .await
+        .expect("stream closes after done")
+        .expect("body");
+    assert!(text.contains(": keep-alive"), "{text}");
+    let events = parse_sse(&text);
+    let names: Vec<&str> = events.iter().map(|e| e.1.as_str()).collect();
+    assert_eq!(names.first().copied(), Some("status"), "{names:?}");
+    assert_eq!(names.last().copied(), Some("done"), "{names:?}");
+    assert_eq!(
+        names.iter().filter(|n| **n == "page").count(),
+        3,
+        "{names:?}"
+    );
+    let pages: Vec<serde_json::Value> = events
+        .iter()
+        .filter(|e| e.1 == "page")
+        .map(|e| serde_json::from_str(&e.2).expect("json"))
+        .collect();
+    assert!(pages
+        .iter()
+        .all(|p| p["markdown"].is_string() && p["url"].is_string()));
+    let done: serde_json::Value =
+        serde_json::from_str(&events.last().expect("done").2).expect("json");
+    assert_eq!(done["status"], "completed");
+    assert!(done.get("data").is_none());
+    // Replay after the second event.
+    let second = events[1].0.clone();
+    let again = s
+        .http
+        .get(s.url(&format!("/v1/crawl/{id}/events")))
+        .bearer_auth(&s.key)
+        .header("last-event-id", &second)
+        .send()
+        .await
+        .expect("sse");
+    let replay = parse_sse(&again.text().await.expect("body"));
+    let ids: Vec<i64> = replay.iter().map(|e| e.0.parse().expect("id")).collect();
+    let all_ids: Vec<i64> = events.iter().map(|e| e.0.parse().expect("id")).collect();
+    assert_eq!(ids, all_ids[2..].to_vec());
+    let bad = s
+        .http
+        .get(s.url(&format!("/v1/crawl/{id}/events")))
+        .bearer_auth(&s.key)
+        .header("last-event-id", "x")
+        .send()
+        .await
+        .expect("sse");
+    Resp::from(bad).await.assert_error(400, "invalid_request");
+}
+
+fn parse_sse(text: &str) -> Vec<(String, String, String)> {
+    let mut out = Vec::new();
+    for block in text.split("\n\n") {
+        let (mut id, mut ev, mut data) = (String::new(), String::new(), String::new());
+        for line in block.lines() {
+            if let Some(v) = line.strip_prefix("id:") {
+                id = v.trim().to_string();
+            }
+            if let Some(v) = line.strip_prefix("event:") {
+                ev = v.trim().to_string();
+            }
+            if let Some(v) = line.strip_prefix("data:") {
+                data.push_str(v.trim_start());
+            }
+        }
+        if !ev.is_empty() {
+            out.push((id, ev, data));
+        }
+    }
+    out
+}
+
+async fn killed_server_resumes_the_crawl_without_losing_or_double_charging(db: Db) {
+    let site = site(150).await;
+    let mut a =
+        Server::start_with(ServerOptions::new(db).env("WEBDATA_WORKER_CONCURRENCY", "2")).await;
+    let id = start(
+        &a,
+        json!({"url": site.url("/blog/1"), "sitemap": "skip", "includePaths": ["/blog/**"]}),
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let r = a.get_as(&a.key, &format!("/v1/crawl/{id}")).await;
+        if r.json["completed"].as_i64().unwrap_or(0) >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    a.kill();
+    // Leases of the dead process expire; a short lease lets the test finish quickly.
+    let store = webdata_core::Store::connect(&a.database_url)
+        .await
+        .expect("store");
+    sqlx::query("UPDATE frontier SET lease_until = 0 WHERE state = 'leased'")
+        .execute(store.pool())
+        .await
+        .expect("expire");
+    let mut opts = ServerOptions::new(db);
+    opts.database_url = Some(a.database_url.clone());
+    let mut b = Server::start_with(opts).await;
+    b.key = a.key.clone();
+    let done = wait_done(&b, &id).await;
+    assert_eq!(done.json["status"], "completed", "{}", done.text);
+    let docs = all_docs(&b, &id, 50).await;
+    let got = urls(&docs);
+    let want: Vec<String> = (1..=6).map(|n| site.url(&format!("/blog/{n}"))).collect();
+    assert_eq!(got, want, "every page exactly once");
+    assert_eq!(done.json["credits_used"], 6);
+    assert_eq!(
+        b.get_as(&a.key, "/v1/team/credit-usage").await.json["data"]["remainingCredits"],
+        1000 - 6
+    );
+}

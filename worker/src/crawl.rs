@@ -1,0 +1,459 @@
+//! The crawl loop: seed queued crawls (robots.txt sitemaps, `/sitemap.xml`,
+//! the start URL), lease URLs from the store, scrape them with the shared
+//! engine, enqueue the links they discover, commit each page in one
+//! transaction, and finish crawls whose frontier has drained.
+//!
+//! All state lives in the store, so any number of runners (in the API
+//! process, or `webdata-worker` pods) can share the work, and a runner that
+//! dies loses nothing: its leases expire and are leased again.
+
+use crate::glob::PathFilter;
+use crate::robots::Robots;
+use crate::scrape::{Engine, ScrapeFailure};
+use crate::sitemap::{self, SitemapFetchPolicy};
+use crate::urlnorm;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{watch, Notify, Semaphore};
+use url::Url;
+use webdata_core::store::crawl::status;
+use webdata_core::store::{CrawlRow, Lease, NewUrl, PageCommit};
+use webdata_core::types::{CrawlRequest, Format, ScrapeRequest, SitemapMode};
+use webdata_core::{ErrorCode, Store};
+
+/// Tuning of a runner.
+#[derive(Debug, Clone)]
+pub struct RunnerConfig {
+    /// This runner's name in leases.
+    pub worker_id: String,
+    /// Pages scraped at once.
+    pub concurrency: usize,
+    /// How long a lease lasts before another runner may take the URL.
+    pub lease_ms: i64,
+    /// How long to sleep when there is nothing to do.
+    pub idle_poll: Duration,
+    /// Attempts per URL for transient failures.
+    pub max_attempts: i64,
+}
+
+impl Default for RunnerConfig {
+    fn default() -> Self {
+        RunnerConfig {
+            worker_id: format!("worker-{}", std::process::id()),
+            concurrency: 16,
+            lease_ms: 120_000,
+            idle_poll: Duration::from_millis(200),
+            max_attempts: 3,
+        }
+    }
+}
+
+/// A crawl's parsed request, ready to use.
+struct Plan {
+    request: CrawlRequest,
+    start: Url,
+    filter: PathFilter,
+    user_wants_links: bool,
+}
+
+/// Status JSON of a crawl (CrawlStatus without `data`), for events.
+pub fn status_json(c: &CrawlRow) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "id": c.id,
+        "status": c.status,
+        "url": c.url,
+        "total": c.total,
+        "completed": c.completed,
+        "failed": c.failed,
+        "credits_used": c.credits_used,
+    });
+    if let (Some(code), Some(message)) = (&c.error_code, &c.error_message) {
+        v["error"] = serde_json::json!({ "code": code, "message": message });
+    }
+    v
+}
+
+fn status_data(c: &CrawlRow) -> String {
+    status_json(c).to_string()
+}
+
+/// Runs crawls from the store until told to stop.
+pub struct CrawlRunner {
+    store: Store,
+    engine: Engine,
+    cfg: RunnerConfig,
+    plans: Mutex<HashMap<String, Arc<Plan>>>,
+    wake: Arc<Notify>,
+    hosts: Mutex<HashMap<String, tokio::time::Instant>>,
+}
+
+impl CrawlRunner {
+    /// A runner over `store` scraping with `engine`.
+    pub fn new(store: Store, engine: Engine, cfg: RunnerConfig) -> Arc<Self> {
+        Arc::new(CrawlRunner {
+            store,
+            engine,
+            cfg,
+            plans: Mutex::new(HashMap::new()),
+            wake: Arc::new(Notify::new()),
+            hosts: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Wakes the loop at once (a crawl was created or cancelled).
+    pub fn wake(&self) {
+        self.wake.notify_one();
+    }
+
+    fn plan(&self, crawl: &CrawlRow) -> Result<Arc<Plan>, String> {
+        if let Some(p) = self
+            .plans
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&crawl.id)
+        {
+            return Ok(p.clone());
+        }
+        let request: CrawlRequest = serde_json::from_str(&crawl.request)
+            .map_err(|e| format!("stored crawl request is unreadable: {e}"))?;
+        let start = Url::parse(&request.url).map_err(|e| format!("start URL: {e}"))?;
+        let filter = PathFilter::new(
+            request.include_paths.as_deref().unwrap_or_default(),
+            request.exclude_paths.as_deref().unwrap_or_default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let user_wants_links = request
+            .scrape_options
+            .as_ref()
+            .is_some_and(|o| o.formats().contains(&Format::Links));
+        let plan = Arc::new(Plan {
+            request,
+            start,
+            filter,
+            user_wants_links,
+        });
+        self.plans
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(crawl.id.clone(), plan.clone());
+        Ok(plan)
+    }
+
+    /// The loop: seed, lease, scrape, finish; returns after `stop` turns true
+    /// and the pages in flight are done.
+    pub async fn run(self: Arc<Self>, mut stop: watch::Receiver<bool>) {
+        let slots = Arc::new(Semaphore::new(self.cfg.concurrency.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        loop {
+            if *stop.borrow() {
+                break;
+            }
+            if let Err(e) = self.seed_queued().await {
+                tracing::warn!(error = %e, "seeding crawls failed");
+            }
+            let free = slots.available_permits();
+            let mut leased = 0;
+            if free > 0 {
+                match self
+                    .store
+                    .lease_urls(&self.cfg.worker_id, None, free as i64, self.cfg.lease_ms)
+                    .await
+                {
+                    Ok(leases) => {
+                        leased = leases.len();
+                        for lease in leases {
+                            let Ok(permit) = slots.clone().acquire_owned().await else {
+                                break;
+                            };
+                            let me = self.clone();
+                            tasks.spawn(async move {
+                                me.process(lease).await;
+                                drop(permit);
+                            });
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, "leasing failed"),
+                }
+            }
+            while tasks.try_join_next().is_some() {}
+            if let Err(e) = self.finish_drained().await {
+                tracing::warn!(error = %e, "finishing crawls failed");
+            }
+            if leased == 0 {
+                tokio::select! {
+                    _ = self.wake.notified() => {}
+                    _ = tokio::time::sleep(self.cfg.idle_poll) => {}
+                    _ = tasks.join_next(), if !tasks.is_empty() => {}
+                    _ = stop.changed() => {}
+                }
+            }
+        }
+        while tasks.join_next().await.is_some() {}
+    }
+
+    async fn robots(&self, url: &Url) -> Arc<Robots> {
+        self.engine.robots_for(url).await
+    }
+
+    async fn seed_queued(&self) -> Result<(), webdata_core::StoreError> {
+        for crawl in self.store.crawls_in(status::QUEUED).await? {
+            if !self.store.start_crawl(&crawl.id, status_data).await? {
+                continue;
+            }
+            let plan = match self.plan(&crawl) {
+                Ok(p) => p,
+                Err(msg) => {
+                    self.store
+                        .finish_crawl(
+                            &crawl.id,
+                            status::FAILED,
+                            Some(("internal", &msg)),
+                            status_data,
+                        )
+                        .await?;
+                    continue;
+                }
+            };
+            let mut urls = Vec::new();
+            let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
+            let robots = self.robots(&plan.start).await;
+            let max_depth = plan.request.max_depth;
+            if plan.request.sitemap() != SitemapMode::Skip && max_depth != Some(0) {
+                let starts = sitemap::default_sitemap_urls(&plan.start, robots.sitemaps());
+                let fetcher = self.engine.fetcher().clone();
+                let policy = SitemapFetchPolicy {
+                    max_urls: (plan.request.limit() as usize).saturating_mul(4).max(1000),
+                    ..Default::default()
+                };
+                let found = sitemap::discover(starts, &policy, |u: Url| {
+                    let f = fetcher.clone();
+                    async move {
+                        let req =
+                            crate::fetch::FetchRequest::new(u.as_str(), Duration::from_secs(20));
+                        match f.fetch(&req).await {
+                            Ok(r) if r.status < 400 => Some(r.body),
+                            _ => None,
+                        }
+                    }
+                })
+                .await;
+                for su in found.urls {
+                    if let Ok(u) = Url::parse(&su.loc) {
+                        if self.wanted(&plan, &u, ignore_robots).await {
+                            urls.push(new_url(&u, 1, "sitemap"));
+                        }
+                    }
+                }
+            }
+            if plan.request.sitemap() != SitemapMode::Only {
+                urls.insert(0, new_url(&plan.start, 0, "start"));
+            }
+            self.store.enqueue_urls(&crawl.id, &urls).await?;
+        }
+        Ok(())
+    }
+
+    /// Same site, path filter, robots.
+    async fn wanted(&self, plan: &Plan, u: &Url, ignore_robots: bool) -> bool {
+        if !urlnorm::same_site(
+            &plan.start,
+            u,
+            plan.request.allow_subdomains.unwrap_or(false),
+        ) {
+            return false;
+        }
+        if !plan.filter.allows(u) {
+            return false;
+        }
+        ignore_robots || self.robots(u).await.is_allowed_url(u)
+    }
+
+    async fn polite(&self, url: &Url, ignore_robots: bool) {
+        if ignore_robots {
+            return;
+        }
+        let Some(delay) = self.robots(url).await.crawl_delay() else {
+            return;
+        };
+        let delay = delay.min(Duration::from_secs(30));
+        let host = url.host_str().unwrap_or("").to_string();
+        let wait_until = {
+            let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            let now = tokio::time::Instant::now();
+            let next = hosts.get(&host).copied().unwrap_or(now).max(now);
+            hosts.insert(host, next + delay);
+            next
+        };
+        tokio::time::sleep_until(wait_until).await;
+    }
+
+    async fn process(&self, lease: Lease) {
+        if let Err(e) = self.process_inner(&lease).await {
+            tracing::warn!(error = %e, url = %lease.url, "crawl page failed in the store; the lease will expire and retry");
+        }
+    }
+
+    async fn process_inner(&self, lease: &Lease) -> Result<(), webdata_core::StoreError> {
+        let Some(crawl) = self.store.get_crawl(&lease.crawl_id).await? else {
+            return Ok(());
+        };
+        if crawl.status != status::RUNNING {
+            return Ok(());
+        }
+        let plan = match self.plan(&crawl) {
+            Ok(p) => p,
+            Err(msg) => {
+                self.store
+                    .finish_crawl(
+                        &crawl.id,
+                        status::FAILED,
+                        Some(("internal", &msg)),
+                        status_data,
+                    )
+                    .await?;
+                return Ok(());
+            }
+        };
+        let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
+        let Ok(page_url) = Url::parse(&lease.url) else {
+            self.store
+                .fail_url(lease, "unparsable URL", false, 0, 1)
+                .await?;
+            return Ok(());
+        };
+        self.polite(&page_url, ignore_robots).await;
+        let mut options = plan.request.scrape_options.clone().unwrap_or_default();
+        let mut formats = options.formats();
+        if !formats.contains(&Format::Links) {
+            formats.push(Format::Links);
+        }
+        options.formats = Some(formats);
+        options.ignore_robots = Some(ignore_robots);
+        let req = ScrapeRequest {
+            url: lease.url.clone(),
+            options,
+        };
+        match self.engine.scrape(&req).await {
+            Ok(scraped) => {
+                let mut doc = scraped.document;
+                let links = if plan.user_wants_links {
+                    doc.links.clone().unwrap_or_default()
+                } else {
+                    doc.links.take().unwrap_or_default()
+                };
+                // Links go in before the page is committed, so the frontier
+                // never looks drained while this URL is still leased.
+                let next_depth = lease.depth + 1;
+                let depth_ok = plan.request.max_depth.is_none_or(|d| next_depth <= d);
+                if depth_ok && plan.request.sitemap() != SitemapMode::Only {
+                    let base = doc
+                        .final_url
+                        .as_deref()
+                        .and_then(|u| Url::parse(u).ok())
+                        .unwrap_or_else(|| page_url.clone());
+                    let mut found = Vec::new();
+                    for l in links.iter().filter_map(|l| urlnorm::resolve_link(&base, l)) {
+                        if self.wanted(&plan, &l, ignore_robots).await {
+                            found.push(new_url(&l, next_depth, "link"));
+                        }
+                    }
+                    self.store.enqueue_urls(&crawl.id, &found).await?;
+                }
+                let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
+                let url = lease.url.clone();
+                let crawl_id = crawl.id.clone();
+                let commit = self
+                    .store
+                    .commit_page(lease, &json, scraped.billable, |_, seq| {
+                        serde_json::json!({ "id": crawl_id, "seq": seq, "url": url }).to_string()
+                    })
+                    .await?;
+                if let PageCommit::OutOfCredits { code } = commit {
+                    let message = if code == "spend_cap_reached" {
+                        "the organization's monthly spend cap was reached; pages crawled before the stop are kept"
+                    } else {
+                        "the organization ran out of credits; pages crawled before the stop are kept"
+                    };
+                    self.store
+                        .finish_crawl(
+                            &crawl.id,
+                            status::COMPLETED,
+                            Some((code, message)),
+                            status_data,
+                        )
+                        .await?;
+                }
+            }
+            Err(f) => self.failed(&crawl, lease, f).await?,
+        }
+        Ok(())
+    }
+
+    async fn failed(
+        &self,
+        crawl: &CrawlRow,
+        lease: &Lease,
+        f: ScrapeFailure,
+    ) -> Result<(), webdata_core::StoreError> {
+        match f.code {
+            ErrorCode::BlockedBySite => {
+                self.store.fail_url(lease, &f.message, false, 0, 1).await?;
+                self.store
+                    .finish_crawl(
+                        &crawl.id,
+                        status::COMPLETED,
+                        Some((
+                            "blocked_by_site",
+                            &format!("the site blocked the crawl: {}", f.message),
+                        )),
+                        status_data,
+                    )
+                    .await?;
+            }
+            ErrorCode::Timeout | ErrorCode::FetchFailed | ErrorCode::CapacityExceeded => {
+                let backoff = 1000 * (1 << lease.attempts.clamp(0, 5));
+                self.store
+                    .fail_url(lease, &f.message, true, backoff, self.cfg.max_attempts)
+                    .await?;
+            }
+            _ => {
+                self.store.fail_url(lease, &f.message, false, 0, 1).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn finish_drained(&self) -> Result<(), webdata_core::StoreError> {
+        for crawl in self.store.crawls_in(status::RUNNING).await? {
+            if self.store.frontier_pending(&crawl.id).await? == 0 {
+                let (final_status, error) = if crawl.completed == 0 && crawl.failed > 0 {
+                    (
+                        status::FAILED,
+                        Some(("fetch_failed", "no page of the crawl could be scraped")),
+                    )
+                } else {
+                    (status::COMPLETED, None)
+                };
+                self.store
+                    .finish_crawl(&crawl.id, final_status, error, status_data)
+                    .await?;
+                self.plans
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&crawl.id);
+            }
+        }
+        Ok(())
+    }
+}
+
+fn new_url(u: &Url, depth: i64, source: &str) -> NewUrl {
+    let n = urlnorm::normalize(u);
+    NewUrl {
+        key: urlnorm::dedup_key(&n),
+        url: n.to_string(),
+        depth,
+        source: source.to_string(),
+    }
+}
