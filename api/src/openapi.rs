@@ -3,7 +3,7 @@
 
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Value};
-use webdata_core::types::{ErrorResponse, ScrapeRequest, ScrapeResponse};
+use webdata_core::types::{CrawlJob, CrawlRequest, Document, ErrorResponse, ScrapeRequest, ScrapeResponse};
 use webdata_core::ErrorCode;
 
 fn error_responses(codes: &[u16]) -> serde_json::Map<String, Value> {
@@ -44,6 +44,9 @@ pub fn document() -> Value {
     let scrape_req = gen.subschema_for::<ScrapeRequest>();
     let scrape_resp = gen.subschema_for::<ScrapeResponse>();
     gen.subschema_for::<ErrorResponse>();
+    let crawl_req = gen.subschema_for::<CrawlRequest>();
+    let crawl_job = gen.subschema_for::<CrawlJob>();
+    let document = gen.subschema_for::<Document>();
     let mut schemas = gen.take_definitions(true);
     schemas.insert(
         "ErrorCode".into(),
@@ -67,6 +70,39 @@ pub fn document() -> Value {
         json!({ "description": "Remaining credits and limits.", "headers": rate_headers(),
                 "content": { "application/json": { "schema": { "type": "object" } } } }),
     );
+    let crawl_status = json!({
+        "type": "object",
+        "required": ["success", "id", "status", "total", "completed", "failed", "credits_used", "data", "next"],
+        "properties": {
+            "success": { "type": "boolean" },
+            "id": { "type": "string" },
+            "status": { "type": "string", "enum": ["queued", "running", "completed", "failed", "cancelled"] },
+            "url": { "type": "string" },
+            "createdAt": { "type": "string", "format": "date-time" },
+            "total": { "type": "integer" },
+            "completed": { "type": "integer" },
+            "failed": { "type": "integer" },
+            "credits_used": { "type": "integer" },
+            "data": { "type": "array", "items": document },
+            "next": { "type": "string", "nullable": true, "description": "Cursor for the next page; null once the crawl is finished and every page has been returned." },
+            "error": { "type": "object", "properties": { "code": { "type": "string" }, "message": { "type": "string" } } },
+            "request_id": { "type": "string" }
+        }
+    });
+    let id_param = json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string" } });
+    let with_ok = |codes: &[u16], status: &str, desc: &str, schema: Value| {
+        let mut r = error_responses(codes);
+        r.insert(status.into(), json!({ "description": desc, "headers": rate_headers(), "content": { "application/json": { "schema": schema } } }));
+        r
+    };
+    let start_responses = with_ok(&[400, 401, 402, 404, 409, 422, 429, 500], "202", "The crawl was accepted (status queued).", crawl_job.clone().into());
+    let get_responses = with_ok(&[400, 401, 404, 429, 500], "200", "Status and one page of documents.", crawl_status);
+    let cancel_responses = with_ok(&[400, 401, 404, 429, 500], "200", "The crawl, now cancelled (scraped pages stay available and charged).", crawl_job.into());
+    let mut events_responses = error_responses(&[400, 401, 404, 429, 500]);
+    events_responses.insert("200".into(), json!({
+        "description": "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.",
+        "content": { "text/event-stream": { "schema": { "type": "string" } } }
+    }));
     json!({
         "openapi": "3.0.3",
         "info": {
@@ -88,6 +124,39 @@ pub fn document() -> Value {
                     }],
                     "requestBody": { "required": true, "content": { "application/json": { "schema": scrape_req } } },
                     "responses": scrape_responses
+                }
+            },
+            "/v1/crawl": {
+                "post": {
+                    "operationId": "startCrawl",
+                    "summary": "Crawl a site asynchronously (1 credit per page scraped successfully).",
+                    "parameters": [{ "name": "Idempotency-Key", "in": "header", "required": false, "schema": { "type": "string", "maxLength": 255 } }],
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": crawl_req } } },
+                    "responses": start_responses
+                }
+            },
+            "/v1/crawl/{id}": {
+                "get": {
+                    "operationId": "getCrawl",
+                    "summary": "Status and a page of documents; pass `next` as `cursor`.",
+                    "parameters": [id_param.clone(),
+                        { "name": "cursor", "in": "query", "required": false, "schema": { "type": "string" } },
+                        { "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 50 } }],
+                    "responses": get_responses
+                },
+                "delete": {
+                    "operationId": "cancelCrawl",
+                    "summary": "Cancel a crawl; queued pages are dropped at no cost.",
+                    "parameters": [id_param.clone()],
+                    "responses": cancel_responses
+                }
+            },
+            "/v1/crawl/{id}/events": {
+                "get": {
+                    "operationId": "streamCrawl",
+                    "summary": "Follow a crawl as server-sent events.",
+                    "parameters": [id_param, { "name": "Last-Event-ID", "in": "header", "required": false, "schema": { "type": "string" } }],
+                    "responses": events_responses
                 }
             },
             "/v1/team/credit-usage": {

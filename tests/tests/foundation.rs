@@ -279,7 +279,7 @@ async fn unknown_routes_and_wrong_methods_get_the_envelope(db: Db) {
     .await;
     r.assert_error(404, "not_found");
     // Endpoints not built yet do not exist.
-    for path in ["/v1/crawl", "/v1/map", "/v1/search", "/v1/extract"] {
+    for path in ["/v1/map", "/v1/search", "/v1/extract"] {
         s.post(path, json!({"url": "https://example.com"}))
             .await
             .assert_error(404, "not_found");
@@ -662,6 +662,11 @@ async fn operations_endpoints_answer(db: Db) {
     let m = support::Resp::from(s.http.get(s.url("/metrics")).send().await.expect("send")).await;
     assert_eq!(m.status, 200);
     assert!(m.text.contains("webdata_http_requests_total{method=\"GET\",route=\"/v1/team/credit-usage\",status=\"200\"} 1"), "{}", m.text);
+    let doc = support::Resp::from(s.http.get(s.url("/v1/openapi.json")).send().await.expect("send")).await;
+    assert_eq!(doc.status, 200);
+    for p in ["/v1/scrape", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/team/credit-usage"] {
+        assert!(doc.json["paths"].get(p).is_some(), "{p}");
+    }
     // Logs carry the request id.
     let id = h.header("x-request-id").expect("id").to_string();
     tokio::time::sleep(Duration::from_millis(100)).await;
