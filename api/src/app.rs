@@ -58,6 +58,30 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         )
         .route("/admin/v1/organizations/{id}/audit", get(admin::audit))
         .route("/admin/v1/organizations/{id}/ledger", get(admin::ledger))
+        .route(
+            "/admin/v1/organizations/{id}/webhook-secret",
+            get(admin::webhook_secret),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/webhook-secret/rotate",
+            post(admin::rotate_webhook_secret),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/webhook-endpoints",
+            post(admin::create_endpoint).get(admin::list_endpoints),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/webhook-endpoints/{endpoint}",
+            axum::routing::delete(admin::delete_endpoint),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/webhook-deliveries",
+            get(admin::list_deliveries),
+        )
+        .route(
+            "/admin/v1/organizations/{id}/webhook-deliveries/{delivery}/redrive",
+            post(admin::redrive_delivery),
+        )
         .route("/admin/v1/keys/{id}/rotate", post(admin::rotate_key))
         .route(
             "/admin/v1/keys/{id}",

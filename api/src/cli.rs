@@ -36,6 +36,48 @@ pub enum Command {
     Openapi,
     /// Scrape one URL with the same engine, without a server, and print it.
     Scrape(ScrapeArgs),
+    /// Webhook signing secrets and endpoints.
+    Webhooks {
+        #[command(subcommand)]
+        cmd: WebhooksCmd,
+    },
+}
+
+/// `webdata webhooks …`
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCmd {
+    /// Print the organization's signing secret(s) for crawl webhooks.
+    Secret {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+    },
+    /// Rotate the signing secret; the old one keeps signing for --overlap-hours.
+    RotateSecret {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long, default_value_t = 24)]
+        overlap_hours: i64,
+    },
+    /// Register an endpoint that receives every crawl event of the organization.
+    AddEndpoint {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        url: String,
+    },
+    /// List dead letters (deliveries that gave up).
+    DeadLetters {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+    },
 }
 
 /// `webdata scrape URL`.
@@ -176,6 +218,40 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Serve(args) => serve(args).await,
         Command::Openapi => print_json(&crate::openapi::document()),
         Command::Scrape(args) => scrape_once(args).await,
+        Command::Webhooks { cmd } => match cmd {
+            WebhooksCmd::Secret { store, org } => {
+                print_json(&open(&store).await?.signing_secrets(&org).await?)
+            }
+            WebhooksCmd::RotateSecret {
+                store,
+                org,
+                overlap_hours,
+            } => {
+                let s = open(&store)
+                    .await?
+                    .rotate_webhook_secret(&org, overlap_hours * 3_600_000)
+                    .await?;
+                print_json(
+                    &serde_json::json!({ "secret": s, "previousValidForHours": overlap_hours }),
+                )
+            }
+            WebhooksCmd::AddEndpoint { store, org, url } => {
+                webdata_core::validate::check_url("url", &url)
+                    .map_err(|e| anyhow::anyhow!(e.message))?;
+                print_json(
+                    &open(&store)
+                        .await?
+                        .create_webhook_endpoint(&org, &url)
+                        .await?,
+                )
+            }
+            WebhooksCmd::DeadLetters { store, org } => print_json(
+                &open(&store)
+                    .await?
+                    .deliveries(&org, Some("dead"), 100)
+                    .await?,
+            ),
+        },
         Command::Keys { cmd } => match cmd {
             KeysCmd::Create { store, org, name } => {
                 print_json(&open(&store).await?.create_key(&org, &name).await?)
@@ -317,6 +393,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         None
     };
+    let dispatcher = crate::webhooks::Dispatcher::new(
+        store.clone(),
+        engine.fetcher().guard().clone(),
+        args.webhook_delay_scale,
+    )?;
+    tokio::spawn(Arc::new(dispatcher).run(stop_tx.subscribe()));
     let state = AppState {
         store: store.clone(),
         config: config.clone(),

@@ -49,6 +49,9 @@ pub struct ServeArgs {
     /// Pages the in-process crawl workers scrape at once (0 = no in-process workers).
     #[arg(long, env = "WEBDATA_WORKER_CONCURRENCY", default_value_t = 16)]
     pub worker_concurrency: usize,
+    /// Multiplies webhook retry delays (10 s, 20 s, … 1 h); tests use e.g. 0.001.
+    #[arg(long, env = "WEBDATA_WEBHOOK_DELAY_SCALE", default_value_t = 1.0)]
+    pub webhook_delay_scale: f64,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,

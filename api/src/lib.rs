@@ -14,3 +14,4 @@ pub mod layers;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;
+pub mod webhooks;

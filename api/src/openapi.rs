@@ -3,7 +3,9 @@
 
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Value};
-use webdata_core::types::{CrawlJob, CrawlRequest, Document, ErrorResponse, ScrapeRequest, ScrapeResponse};
+use webdata_core::types::{
+    CrawlJob, CrawlRequest, Document, ErrorResponse, ScrapeRequest, ScrapeResponse,
+};
 use webdata_core::ErrorCode;
 
 fn error_responses(codes: &[u16]) -> serde_json::Map<String, Value> {
@@ -89,15 +91,31 @@ pub fn document() -> Value {
             "request_id": { "type": "string" }
         }
     });
-    let id_param = json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string" } });
+    let id_param =
+        json!({ "name": "id", "in": "path", "required": true, "schema": { "type": "string" } });
     let with_ok = |codes: &[u16], status: &str, desc: &str, schema: Value| {
         let mut r = error_responses(codes);
         r.insert(status.into(), json!({ "description": desc, "headers": rate_headers(), "content": { "application/json": { "schema": schema } } }));
         r
     };
-    let start_responses = with_ok(&[400, 401, 402, 404, 409, 422, 429, 500], "202", "The crawl was accepted (status queued).", crawl_job.clone().into());
-    let get_responses = with_ok(&[400, 401, 404, 429, 500], "200", "Status and one page of documents.", crawl_status);
-    let cancel_responses = with_ok(&[400, 401, 404, 429, 500], "200", "The crawl, now cancelled (scraped pages stay available and charged).", crawl_job.into());
+    let start_responses = with_ok(
+        &[400, 401, 402, 404, 409, 422, 429, 500],
+        "202",
+        "The crawl was accepted (status queued).",
+        crawl_job.clone().into(),
+    );
+    let get_responses = with_ok(
+        &[400, 401, 404, 429, 500],
+        "200",
+        "Status and one page of documents.",
+        crawl_status,
+    );
+    let cancel_responses = with_ok(
+        &[400, 401, 404, 429, 500],
+        "200",
+        "The crawl, now cancelled (scraped pages stay available and charged).",
+        crawl_job.into(),
+    );
     let mut events_responses = error_responses(&[400, 401, 404, 429, 500]);
     events_responses.insert("200".into(), json!({
         "description": "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.",

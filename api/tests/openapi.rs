@@ -8,7 +8,14 @@ fn document_covers_routes_fields_and_errors() {
     let doc = webdata_api::openapi::document();
     assert_eq!(doc["openapi"], "3.0.3");
     let paths = doc["paths"].as_object().expect("paths");
-    for p in ["/v1/scrape", "/v1/team/credit-usage", "/v1/openapi.json", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events"] {
+    for p in [
+        "/v1/scrape",
+        "/v1/team/credit-usage",
+        "/v1/openapi.json",
+        "/v1/crawl",
+        "/v1/crawl/{id}",
+        "/v1/crawl/{id}/events",
+    ] {
         assert!(paths.contains_key(p), "missing {p}");
     }
     for p in ["/v1/map", "/v1/brand", "/v1/search", "/v1/extract"] {
@@ -44,7 +51,10 @@ fn document_covers_routes_fields_and_errors() {
     for (path, item) in paths {
         for (method, op) in item.as_object().expect("ops") {
             let responses = op["responses"].as_object().expect("responses");
-            assert!(responses.contains_key("200") || responses.contains_key("202"), "{method} {path}");
+            assert!(
+                responses.contains_key("200") || responses.contains_key("202"),
+                "{method} {path}"
+            );
             if path != "/v1/openapi.json" {
                 for status in ["400", "401", "429", "500"] {
                     let r = &responses[status];

@@ -662,9 +662,22 @@ async fn operations_endpoints_answer(db: Db) {
     let m = support::Resp::from(s.http.get(s.url("/metrics")).send().await.expect("send")).await;
     assert_eq!(m.status, 200);
     assert!(m.text.contains("webdata_http_requests_total{method=\"GET\",route=\"/v1/team/credit-usage\",status=\"200\"} 1"), "{}", m.text);
-    let doc = support::Resp::from(s.http.get(s.url("/v1/openapi.json")).send().await.expect("send")).await;
+    let doc = support::Resp::from(
+        s.http
+            .get(s.url("/v1/openapi.json"))
+            .send()
+            .await
+            .expect("send"),
+    )
+    .await;
     assert_eq!(doc.status, 200);
-    for p in ["/v1/scrape", "/v1/crawl", "/v1/crawl/{id}", "/v1/crawl/{id}/events", "/v1/team/credit-usage"] {
+    for p in [
+        "/v1/scrape",
+        "/v1/crawl",
+        "/v1/crawl/{id}",
+        "/v1/crawl/{id}/events",
+        "/v1/team/credit-usage",
+    ] {
         assert!(doc.json["paths"].get(p).is_some(), "{p}");
     }
     // Logs carry the request id.

@@ -164,3 +164,144 @@ pub async fn ledger(
         app.store.ledger_entries(&id, clamp_limit(&q)).await?,
     ))
 }
+
+/// `GET /admin/v1/organizations/{id}/webhook-secret`: the current signing
+/// secret, and the previous one while its overlap lasts.
+pub async fn webhook_secret(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    Ok(ok(
+        StatusCode::OK,
+        serde_json::json!({ "secrets": app.store.signing_secrets(&id).await? }),
+    ))
+}
+
+#[derive(Deserialize, Default)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RotateBody {
+    #[serde(default)]
+    overlap_seconds: Option<i64>,
+}
+
+/// `POST /admin/v1/organizations/{id}/webhook-secret/rotate`: deliveries are
+/// signed with both secrets (two `v1` values) during the overlap (default 24 h).
+pub async fn rotate_webhook_secret(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    b: Body,
+) -> ApiResult<Response> {
+    let bytes = body::read_body(b).await?;
+    let rb: RotateBody = if bytes.iter().all(u8::is_ascii_whitespace) {
+        RotateBody::default()
+    } else {
+        body::require_json(&headers)?;
+        body::from_value(body::parse_value(&bytes)?)?
+    };
+    let overlap = rb.overlap_seconds.unwrap_or(86_400);
+    if !(0..=30 * 86_400).contains(&overlap) {
+        return Err(crate::error::ApiError::invalid(
+            "`overlapSeconds` must be between 0 and 2592000",
+        ));
+    }
+    let secret = app.store.rotate_webhook_secret(&id, overlap * 1000).await?;
+    Ok(ok(
+        StatusCode::OK,
+        serde_json::json!({ "secret": secret, "overlapSeconds": overlap }),
+    ))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct EndpointBody {
+    url: String,
+}
+
+/// `POST /admin/v1/organizations/{id}/webhook-endpoints`: the endpoint's
+/// signing secret is in the answer.
+pub async fn create_endpoint(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    b: Body,
+) -> ApiResult<Response> {
+    let (eb, _): (EndpointBody, _) = body::json(&headers, b).await?;
+    webdata_core::validate::check_url("url", &eb.url)?;
+    app.engine
+        .fetcher()
+        .guard()
+        .check_url(eb.url.trim())
+        .map_err(|e| {
+            crate::error::ApiError::new(webdata_core::ErrorCode::BlockedUrl, e.to_string())
+        })?;
+    Ok(ok(
+        StatusCode::CREATED,
+        app.store
+            .create_webhook_endpoint(&id, eb.url.trim())
+            .await?,
+    ))
+}
+
+/// `GET /admin/v1/organizations/{id}/webhook-endpoints`
+pub async fn list_endpoints(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    app.store.get_org(&id).await?;
+    Ok(ok(StatusCode::OK, app.store.webhook_endpoints(&id).await?))
+}
+
+/// `DELETE /admin/v1/organizations/{id}/webhook-endpoints/{endpoint}`
+pub async fn delete_endpoint(
+    State(app): State<AppState>,
+    Path((id, endpoint)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    app.store.delete_webhook_endpoint(&id, &endpoint).await?;
+    Ok(ok(
+        StatusCode::OK,
+        serde_json::json!({ "deleted": endpoint }),
+    ))
+}
+
+#[derive(Deserialize)]
+pub struct DeliveriesQuery {
+    #[serde(default)]
+    state: Option<String>,
+    #[serde(default)]
+    limit: Option<i64>,
+}
+
+/// `GET /admin/v1/organizations/{id}/webhook-deliveries[?state=dead]`: the
+/// outbox, dead letters included.
+pub async fn list_deliveries(
+    State(app): State<AppState>,
+    Path(id): Path<String>,
+    Query(q): Query<DeliveriesQuery>,
+) -> ApiResult<Response> {
+    if let Some(s) = &q.state {
+        if !["pending", "delivered", "gone", "dead"].contains(&s.as_str()) {
+            return Err(crate::error::ApiError::invalid(
+                "`state` must be pending, delivered, gone or dead",
+            ));
+        }
+    }
+    app.store.get_org(&id).await?;
+    let limit = q.limit.unwrap_or(100).clamp(1, 1000);
+    Ok(ok(
+        StatusCode::OK,
+        app.store.deliveries(&id, q.state.as_deref(), limit).await?,
+    ))
+}
+
+/// `POST /admin/v1/organizations/{id}/webhook-deliveries/{delivery}/redrive`
+pub async fn redrive_delivery(
+    State(app): State<AppState>,
+    Path((id, delivery)): Path<(String, String)>,
+) -> ApiResult<Response> {
+    app.store.redrive_delivery(&id, &delivery).await?;
+    Ok(ok(
+        StatusCode::OK,
+        serde_json::json!({ "redriven": delivery }),
+    ))
+}

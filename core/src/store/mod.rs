@@ -11,10 +11,12 @@ mod keys;
 mod ledger;
 mod limits;
 mod orgs;
+mod webhooks;
 
 pub use cache::CachedScrape;
 pub use crawl::{CrawlEvent, CrawlRow, Lease, NewUrl, PageCommit};
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
+pub use webhooks::{AttemptOutcome, Delivery, NewDelivery, WebhookEndpoint};
 
 /// How long idempotency keys replay (24 hours).
 pub fn idempotency_replay_window_ms() -> i64 {
