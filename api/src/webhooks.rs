@@ -111,6 +111,7 @@ impl Dispatcher {
         crawl_id: &str,
         ev: &CrawlEvent,
         metadata: Option<&serde_json::Value>,
+        boilerplate: &std::collections::HashSet<String>,
     ) -> Option<(String, String, String)> {
         let short = short_name(&ev.kind)?;
         let data: serde_json::Value = if short == "page" {
@@ -123,11 +124,10 @@ impl Dispatcher {
                 .ok()?
                 .into_iter()
                 .next()?;
-            serde_json::json!({
-                "id": crawl_id,
-                "url": doc.1,
-                "document": serde_json::from_str::<serde_json::Value>(&doc.2).unwrap_or_default(),
-            })
+            let mut document =
+                serde_json::from_str::<serde_json::Value>(&doc.2).unwrap_or_default();
+            webdata_worker::boilerplate::strip_document(&mut document, boilerplate);
+            serde_json::json!({ "id": crawl_id, "url": doc.1, "document": document })
         } else {
             serde_json::from_str(&ev.data).unwrap_or_default()
         };
@@ -161,10 +161,12 @@ impl Dispatcher {
                 .and_then(|h| h.metadata.clone())
                 .map(serde_json::Value::Object);
             let endpoints = self.store.webhook_endpoints(&crawl.org_id).await?;
+            let boilerplate = webdata_worker::crawl::boilerplate_for(&self.store, &crawl).await;
             let mut deliveries = Vec::new();
             for ev in &events {
-                let Some((event_id, short, body)) =
-                    self.event_body(&crawl_id, ev, metadata.as_ref()).await
+                let Some((event_id, short, body)) = self
+                    .event_body(&crawl_id, ev, metadata.as_ref(), &boilerplate)
+                    .await
                 else {
                     continue;
                 };

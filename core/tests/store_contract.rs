@@ -528,7 +528,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     assert_eq!(leases.len(), 5);
     for (i, l) in leases.iter().enumerate().take(4) {
         let c = store
-            .commit_page(l, "{\"doc\":1}", i != 3, |c, seq| {
+            .commit_page(l, "{\"doc\":1}", &[], i != 3, |c, seq| {
                 format!("{{\"seq\":{seq},\"completed\":{}}}", c.completed)
             })
             .await
@@ -661,21 +661,21 @@ async fn a_lost_lease_is_not_stored_or_charged_twice(store: Store) {
     assert_eq!(a.key, b.key, "an expired lease is leased again");
     assert_eq!(
         store
-            .commit_page(&a, "{}", true, |_, _| "{}".into())
+            .commit_page(&a, "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("a"),
         PageCommit::Dropped
     );
     assert!(matches!(
         store
-            .commit_page(&b, "{}", true, |_, _| "{}".into())
+            .commit_page(&b, "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("b"),
         PageCommit::Stored { seq: 1, charged: 1 }
     ));
     assert_eq!(
         store
-            .commit_page(&b, "{}", true, |_, _| "{}".into())
+            .commit_page(&b, "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("b again"),
         PageCommit::Dropped
@@ -693,14 +693,14 @@ async fn crawl_stops_charging_when_credits_run_out(store: Store) {
     let leases = store.lease_urls("w", None, 3, 60_000).await.expect("lease");
     assert!(matches!(
         store
-            .commit_page(&leases[0], "{}", true, |_, _| "{}".into())
+            .commit_page(&leases[0], "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("1"),
         PageCommit::Stored { .. }
     ));
     assert_eq!(
         store
-            .commit_page(&leases[1], "{}", true, |_, _| "{}".into())
+            .commit_page(&leases[1], "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("2"),
         PageCommit::OutOfCredits {
@@ -721,7 +721,7 @@ async fn crawl_stops_charging_when_credits_run_out(store: Store) {
         .expect("cap");
     assert_eq!(
         store
-            .commit_page(&leases[2], "{}", true, |_, _| "{}".into())
+            .commit_page(&leases[2], "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("3"),
         PageCommit::OutOfCredits {
@@ -757,7 +757,7 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
         .expect("cancel"));
     assert_eq!(
         store
-            .commit_page(&l, "{}", true, |_, _| "{}".into())
+            .commit_page(&l, "{}", &[], true, |_, _| "{}".into())
             .await
             .expect("late"),
         PageCommit::Dropped

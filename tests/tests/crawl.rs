@@ -63,7 +63,13 @@ async fn site(delay_ms: u64) -> Site {
                 if n < 6 { Html(page(&format!("Blog {n}"), &[next.as_str()])).into_response() } else { Html(page("Blog end", &[])).into_response() }
             }))
             .route("/docs/{p}", get(|Path(p): Path<String>| async move { Html(page(&format!("Doc {p}"), &["/docs/b"])) }))
-            .route("/secret/{p}", get(|| async { Html(page("Secret", &[])) })),
+            .route("/secret/{p}", get(|| async { Html(page("Secret", &[])) }))
+            .route("/news/{n}", get(|Path(n): Path<u32>| async move {
+                let next = if n < 5 { format!("<p><a href=\"/news/{}\">Next story</a></p>", n + 1) } else { String::new() };
+                Html(format!("<html><head><title>News {n}</title></head><body><main><article><h1>Story {n}</h1>\
+                    <p>Story number {n} reports something that happened, in enough words to be a real article for a reader.</p>\
+                    <p>Subscribe to our newsletter for weekly stories delivered to your inbox every Monday morning.</p>{next}</article></main></body></html>"))
+            })),
     )
     .await
 }
@@ -142,6 +148,7 @@ on_both!(
     credits_running_out_stops_the_crawl_early_with_its_pages,
     events_replay_from_last_event_id_and_close_after_done,
     killed_server_resumes_the_crawl_without_losing_or_double_charging,
+    repeated_blocks_are_removed_unless_asked_to_keep_them,
 );
 
 async fn crawl_is_sitemap_first_respects_robots_and_pages_every_document_once(db: Db) {
@@ -488,4 +495,92 @@ async fn killed_server_resumes_the_crawl_without_losing_or_double_charging(db: D
         b.get_as(&a.key, "/v1/team/credit-usage").await.json["data"]["remainingCredits"],
         1000 - 6
     );
+}
+
+async fn repeated_blocks_are_removed_unless_asked_to_keep_them(db: Db) {
+    let s = Server::start(db).await;
+    let site = site(0).await;
+    let id = start(&s, json!({"url": site.url("/news/1"), "sitemap": "skip"})).await;
+    wait_done(&s, &id).await;
+    let docs = all_docs(&s, &id, 50).await;
+    assert_eq!(docs.len(), 5);
+    for d in &docs {
+        let md = d["markdown"].as_str().expect("md");
+        assert!(!md.contains("Subscribe to our newsletter"), "{md}");
+        assert!(md.contains("reports something that happened"), "{md}");
+    }
+    let id = start(
+        &s,
+        json!({"url": site.url("/news/1"), "sitemap": "skip", "removeBoilerplate": false}),
+    )
+    .await;
+    wait_done(&s, &id).await;
+    let docs = all_docs(&s, &id, 50).await;
+    assert!(docs.iter().all(|d| d["markdown"]
+        .as_str()
+        .is_some_and(|m| m.contains("Subscribe to our newsletter"))));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn two_worker_processes_share_a_crawl_on_postgres_and_lose_nothing() {
+    let site = Site::serve(axum::Router::new().route("/p/{n}", get(|Path(n): Path<u32>| async move {
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        let links: String = (1..=16).map(|i| format!("<a href=\"/p/{i}\">p{i}</a> ")).collect();
+        Html(format!("<html><head><title>P{n}</title></head><body><main><article><h1>Page {n}</h1><p>Page {n} of a site that two workers crawl together, with enough words to count as content.</p>{links}</article></main></body></html>"))
+    }))).await;
+    let s =
+        Server::start_with(ServerOptions::new(Db::Postgres).env("WEBDATA_WORKER_CONCURRENCY", "0"))
+            .await;
+    let env = [
+        ("WEBDATA_WORKER_CONCURRENCY", "2"),
+        ("WEBDATA_LEASE_MS", "1500"),
+    ];
+    let mut a = support::Worker::start(&s.database_url, &env);
+    let mut b = support::Worker::start(&s.database_url, &env);
+    let id = start(&s, json!({"url": site.url("/p/1"), "sitemap": "skip"})).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+        if r.json["completed"].as_i64().unwrap_or(0) >= 4 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{}", r.text);
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+    a.kill(); // SIGKILL mid-crawl: its leases expire and are leased again by b
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["status"], "completed", "{}", done.text);
+    let docs = all_docs(&s, &id, 100).await;
+    let got = urls(&docs);
+    let want: Vec<String> = {
+        let mut w: Vec<String> = (1..=16).map(|n| site.url(&format!("/p/{n}"))).collect();
+        w.sort();
+        w
+    };
+    assert_eq!(got, want, "every page exactly once");
+    assert_eq!(done.json["credits_used"], 16);
+    assert_eq!(s.credits().await, 1000 - 16, "charged once per page");
+    let worked = |w: &support::Worker| w.log.lock().unwrap_or_else(|p| p.into_inner()).len();
+    assert!(worked(&b) > 0);
+    // SIGTERM: the worker finishes what it has and exits cleanly.
+    let id2 = start(
+        &s,
+        json!({"url": site.url("/p/2"), "sitemap": "skip", "limit": 6}),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(b.terminate(20), Some(0), "clean exit on SIGTERM");
+    let store = s.store().await;
+    let held: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM frontier WHERE crawl_id = $1 AND state = 'leased'",
+    )
+    .bind(&id2)
+    .fetch_one(store.pool())
+    .await
+    .expect("count");
+    assert_eq!(held, 0, "no lease left behind by the stopped worker");
+    let mut c = support::Worker::start(&s.database_url, &env);
+    let done = wait_done(&s, &id2).await;
+    assert_eq!(done.json["completed"], 6, "{}", done.text);
+    c.kill();
 }

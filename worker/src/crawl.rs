@@ -74,6 +74,22 @@ pub fn status_json(c: &CrawlRow) -> serde_json::Value {
     v
 }
 
+/// The boilerplate block hashes of a crawl as of now (empty when the crawl
+/// asked for `removeBoilerplate: false`).
+pub async fn boilerplate_for(store: &Store, crawl: &CrawlRow) -> std::collections::HashSet<String> {
+    let remove = serde_json::from_str::<CrawlRequest>(&crawl.request)
+        .map(|r| r.remove_boilerplate())
+        .unwrap_or(true);
+    if !remove {
+        return Default::default();
+    }
+    store
+        .frequent_blocks(&crawl.id, crate::boilerplate::threshold(crawl.completed))
+        .await
+        .map(|v| v.into_iter().collect())
+        .unwrap_or_default()
+}
+
 fn status_data(c: &CrawlRow) -> String {
     status_json(c).to_string()
 }
@@ -361,11 +377,12 @@ impl CrawlRunner {
                     self.store.enqueue_urls(&crawl.id, &found).await?;
                 }
                 let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
+                let blocks = crate::boilerplate::page_hashes(doc.markdown.as_deref().unwrap_or(""));
                 let url = lease.url.clone();
                 let crawl_id = crawl.id.clone();
                 let commit = self
                     .store
-                    .commit_page(lease, &json, scraped.billable, |_, seq| {
+                    .commit_page(lease, &json, &blocks, scraped.billable, |_, seq| {
                         serde_json::json!({ "id": crawl_id, "seq": seq, "url": url }).to_string()
                     })
                     .await?;

@@ -11,3 +11,4 @@ pub mod urlnorm;
 pub mod pdf;
 pub mod render;
 pub mod crawl;
+pub mod boilerplate;

@@ -152,9 +152,14 @@ pub async fn get(
     let crawl = owned_crawl(&app, &caller, &id).await?;
     let docs = app.store.crawl_documents(&id, after, limit).await?;
     let last = docs.last().map(|d| d.0).unwrap_or(after);
+    let boilerplate = webdata_worker::crawl::boilerplate_for(&app.store, &crawl).await;
     let data: Vec<serde_json::Value> = docs
         .iter()
-        .map(|(_, _, json)| serde_json::from_str(json).unwrap_or(serde_json::Value::Null))
+        .map(|(_, _, json)| {
+            let mut d = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
+            webdata_worker::boilerplate::strip_document(&mut d, &boilerplate);
+            d
+        })
         .collect();
     let next = if crawl.is_finished() && last >= crawl.doc_seq {
         serde_json::Value::Null
@@ -239,7 +244,13 @@ pub async fn events(
                             .and_then(|d| d.into_iter().next())
                             .map(|d| d.2)
                             .unwrap_or_else(|| "{}".into());
-                        ("page", doc)
+                        let boilerplate = match store.get_crawl(&id).await {
+                            Ok(Some(c)) => webdata_worker::crawl::boilerplate_for(&store, &c).await,
+                            _ => Default::default(),
+                        };
+                        let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap_or_default();
+                        webdata_worker::boilerplate::strip_document(&mut v, &boilerplate);
+                        ("page", v.to_string())
                     }
                     "started" | "status" => ("status", ev.data.clone()),
                     _ => ("done", ev.data.clone()),

@@ -434,6 +434,7 @@ impl Store {
         &self,
         lease: &Lease,
         document_json: &str,
+        block_hashes: &[String],
         billable: bool,
         event_data: impl Fn(&CrawlRow, i64) -> String,
     ) -> StoreResult<PageCommit> {
@@ -534,6 +535,16 @@ impl Store {
         .bind(&crawl.id)
         .execute(&mut *tx)
         .await?;
+        for h in block_hashes {
+            sqlx::query(
+                "INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES ($1, $2, 1) \
+                 ON CONFLICT (crawl_id, hash) DO UPDATE SET pages = crawl_blocks.pages + 1",
+            )
+            .bind(&crawl.id)
+            .bind(h)
+            .execute(&mut *tx)
+            .await?;
+        }
         Self::append_event(
             &mut tx,
             &crawl,
@@ -656,6 +667,21 @@ impl Store {
                 })
             })
             .collect()
+    }
+
+    /// Hashes of blocks seen on at least `min_pages` pages of a crawl.
+    pub async fn frequent_blocks(
+        &self,
+        crawl_id: &str,
+        min_pages: i64,
+    ) -> StoreResult<Vec<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT hash FROM crawl_blocks WHERE crawl_id = $1 AND pages >= $2")
+                .bind(crawl_id)
+                .bind(min_pages)
+                .fetch_all(self.pool())
+                .await?,
+        )
     }
 
     /// A fresh crawl id.

@@ -420,3 +420,75 @@ pub async fn away_from_minute_boundary() {
         tokio::time::sleep(Duration::from_secs_f64(60.0 - into + 0.2)).await;
     }
 }
+
+/// A running `webdata-worker` process.
+pub struct Worker {
+    pub child: Child,
+    pub log: Arc<Mutex<Vec<String>>>,
+}
+
+impl Worker {
+    /// Starts a worker on `database_url`; waits until it says it is ready.
+    pub fn start(database_url: &str, env: &[(&str, &str)]) -> Worker {
+        let mut cmd = Command::new(binary("webdata-worker"));
+        cmd.env("WEBDATA_DATABASE_URL", database_url)
+            .env("WEBDATA_ALLOW_PRIVATE_NETWORKS", "127.0.0.2")
+            .env("RUST_LOG", "info,sqlx=warn")
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("spawn webdata-worker");
+        let stderr = child.stderr.take().expect("stderr");
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let log2 = log.clone();
+        std::thread::spawn(move || {
+            let mut tx = Some(tx);
+            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+                if line.starts_with("webdata-worker ready") {
+                    if let Some(tx) = tx.take() {
+                        let _ = tx.send(());
+                    }
+                }
+                log2.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+            }
+        });
+        if rx.recv_timeout(Duration::from_secs(60)).is_err() {
+            let _ = child.kill();
+            panic!(
+                "webdata-worker did not start: {}",
+                log.lock().unwrap_or_else(|p| p.into_inner()).join("\n")
+            );
+        }
+        Worker { child, log }
+    }
+
+    /// SIGTERM, then wait up to `secs` for a clean exit; returns the exit status code.
+    pub fn terminate(&mut self, secs: u64) -> Option<i32> {
+        let _ = Command::new("kill")
+            .arg("-TERM")
+            .arg(self.child.id().to_string())
+            .status();
+        let deadline = std::time::Instant::now() + Duration::from_secs(secs);
+        while std::time::Instant::now() < deadline {
+            if let Ok(Some(status)) = self.child.try_wait() {
+                return status.code();
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        None
+    }
+
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}

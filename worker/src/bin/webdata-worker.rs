@@ -1,0 +1,100 @@
+//! `webdata-worker`: leases crawl URLs from the shared store (Postgres in a
+//! cluster), scrapes them with the engine, and commits pages. Any number
+//! can run side by side; on SIGTERM a worker stops leasing, finishes the
+//! pages in flight and exits, so scaling down loses nothing.
+
+use clap::Parser;
+use std::time::Duration;
+use webdata_worker::crawl::{CrawlRunner, RunnerConfig};
+
+/// Crawl worker for webdata.
+#[derive(Debug, Parser)]
+#[command(name = "webdata-worker", version, about)]
+struct Args {
+    /// The store shared with the API: `postgres://…` (or `sqlite://path` on one machine).
+    #[arg(long, env = "WEBDATA_DATABASE_URL")]
+    database_url: String,
+    /// Private networks the worker may reach: comma-separated CIDRs, or `true`.
+    #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
+    allow_private_networks: Option<String>,
+    /// Pages scraped at once.
+    #[arg(long, env = "WEBDATA_WORKER_CONCURRENCY", default_value_t = 16)]
+    concurrency: usize,
+    /// This worker's name in leases (default: host name and process id).
+    #[arg(long, env = "WEBDATA_WORKER_ID")]
+    worker_id: Option<String>,
+    /// Lease length in milliseconds; a URL whose worker died is leased again after it.
+    #[arg(long, env = "WEBDATA_LEASE_MS", default_value_t = 120_000)]
+    lease_ms: i64,
+    /// Log format: `text` or `json`.
+    #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
+    log_format: String,
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let b = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if args.log_format == "json" {
+        let _ = b.json().try_init();
+    } else {
+        let _ = b.try_init();
+    }
+    match run(args).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("webdata-worker: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> Result<(), String> {
+    let store = webdata_core::Store::connect(&args.database_url)
+        .await
+        .map_err(|e| format!("could not open the store: {e}"))?;
+    let guard =
+        webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+            .map_err(|e| format!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| e.to_string())?;
+    let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
+    let cfg = RunnerConfig {
+        worker_id: args
+            .worker_id
+            .unwrap_or_else(|| format!("{host}-{}", std::process::id())),
+        concurrency: args.concurrency.max(1),
+        lease_ms: args.lease_ms.max(1000),
+        idle_poll: Duration::from_millis(200),
+        ..Default::default()
+    };
+    tracing::info!(worker = %cfg.worker_id, concurrency = cfg.concurrency, "webdata-worker started");
+    eprintln!("webdata-worker ready: {}", cfg.worker_id);
+    let runner = CrawlRunner::new(store, engine, cfg);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let task = tokio::spawn(runner.run(stop_rx));
+    shutdown_signal().await;
+    tracing::info!("stopping: finishing the pages in flight");
+    let _ = stop_tx.send(true);
+    let _ = task.await;
+    tracing::info!("stopped");
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    let term = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+}
