@@ -55,15 +55,13 @@ impl Deprecated {
     }
 }
 
+/// The future the deprecation middleware returns.
+type HeaderFuture = std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>;
+
 /// A layer that adds the deprecation headers to every response of a route.
 pub fn deprecate(
     info: Deprecated,
-) -> axum::middleware::FromFnLayer<
-    impl Fn(Request, Next) -> std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>
-        + Clone,
-    (),
-    (Request,),
-> {
+) -> axum::middleware::FromFnLayer<impl Fn(Request, Next) -> HeaderFuture + Clone, (), (Request,)> {
     let (dep, sunset, link) = info.header_values();
     axum::middleware::from_fn(move |req: Request, next: Next| {
         let (dep, sunset, link) = (dep.clone(), sunset.clone(), link.clone());
@@ -80,7 +78,7 @@ pub fn deprecate(
                 h.append("link", v);
             }
             resp
-        }) as std::pin::Pin<Box<dyn std::future::Future<Output = Response> + Send>>
+        }) as HeaderFuture
     })
 }
 

@@ -1,7 +1,7 @@
 //! The API's one error type. Every failure becomes the spec's Error
 //! envelope here, and nowhere else.
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use webdata_core::store::StoreError;
 use webdata_core::validate::Invalid;
@@ -20,7 +20,7 @@ pub struct ApiError {
     pub message: String,
     pub retry_after_ms: Option<i64>,
     pub status: Option<StatusCode>,
-    pub headers: HeaderMap,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
 /// Result alias for handlers.
@@ -34,7 +34,7 @@ impl ApiError {
             message: message.into(),
             retry_after_ms: None,
             status: None,
-            headers: HeaderMap::new(),
+            headers: Vec::new(),
         }
     }
     /// `invalid_request` (400).
@@ -63,7 +63,8 @@ impl ApiError {
         self.retry_after_ms = Some(ms);
         let secs = ((ms + 999) / 1000).max(1);
         if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
-            self.headers.insert("retry-after", v);
+            self.headers
+                .push((HeaderName::from_static("retry-after"), v));
         }
         self
     }
@@ -124,7 +125,9 @@ impl IntoResponse for ApiError {
             &crate::context::request_id(),
         );
         let mut resp = (status, axum::Json(body)).into_response();
-        resp.headers_mut().extend(self.headers);
+        for (k, v) in self.headers {
+            resp.headers_mut().insert(k, v);
+        }
         resp.extensions_mut().insert(Enveloped);
         resp
     }
