@@ -584,3 +584,36 @@ async fn two_worker_processes_share_a_crawl_on_postgres_and_lose_nothing() {
     assert_eq!(done.json["completed"], 6, "{}", done.text);
     c.kill();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn robots_crawl_delay_spaces_requests_to_a_host() {
+    let times: std::sync::Arc<std::sync::Mutex<Vec<Instant>>> = Default::default();
+    let t2 = times.clone();
+    let site = Site::serve(
+        axum::Router::new()
+            .route("/robots.txt", get(|| async { "User-agent: *\nCrawl-delay: 0.3\n" }))
+            .route("/d/{n}", get(move |Path(n): Path<u32>| {
+                let t = t2.clone();
+                async move {
+                    t.lock().unwrap_or_else(|p| p.into_inner()).push(Instant::now());
+                    let links: String = (1..=4).map(|i| format!("<a href=\"/d/{i}\">d{i}</a> ")).collect();
+                    Html(format!("<html><head><title>D{n}</title></head><body><main><article><h1>D {n}</h1><p>Delayed page {n} with enough words to count as a real page of content here.</p>{links}</article></main></body></html>"))
+                }
+            })),
+    )
+    .await;
+    let s = Server::start(Db::Sqlite).await;
+    let id = start(&s, json!({"url": site.url("/d/1"), "sitemap": "skip"})).await;
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["completed"], 4, "{}", done.text);
+    let mut t = times.lock().unwrap_or_else(|p| p.into_inner()).clone();
+    t.sort();
+    assert_eq!(t.len(), 4);
+    for w in t.windows(2) {
+        assert!(
+            w[1] - w[0] >= Duration::from_millis(280),
+            "requests {:?} apart",
+            w[1] - w[0]
+        );
+    }
+}

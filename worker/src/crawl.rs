@@ -35,6 +35,8 @@ pub struct RunnerConfig {
     pub idle_poll: Duration,
     /// Attempts per URL for transient failures.
     pub max_attempts: i64,
+    /// Pages fetched at once from one host (politeness).
+    pub per_host: usize,
 }
 
 impl Default for RunnerConfig {
@@ -45,6 +47,7 @@ impl Default for RunnerConfig {
             lease_ms: 120_000,
             idle_poll: Duration::from_millis(200),
             max_attempts: 3,
+            per_host: 8,
         }
     }
 }
@@ -102,6 +105,7 @@ pub struct CrawlRunner {
     plans: Mutex<HashMap<String, Arc<Plan>>>,
     wake: Arc<Notify>,
     hosts: Mutex<HashMap<String, tokio::time::Instant>>,
+    host_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
 
 impl CrawlRunner {
@@ -114,6 +118,7 @@ impl CrawlRunner {
             plans: Mutex::new(HashMap::new()),
             wake: Arc::new(Notify::new()),
             hosts: Mutex::new(HashMap::new()),
+            host_slots: Mutex::new(HashMap::new()),
         })
     }
 
@@ -338,6 +343,14 @@ impl CrawlRunner {
                 .await?;
             return Ok(());
         };
+        let host_slot = {
+            let mut slots = self.host_slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots
+                .entry(page_url.host_str().unwrap_or("").to_string())
+                .or_insert_with(|| Arc::new(Semaphore::new(self.cfg.per_host.max(1))))
+                .clone()
+        };
+        let _host_permit = host_slot.acquire_owned().await.ok();
         self.polite(&page_url, ignore_robots).await;
         let mut options = plan.request.scrape_options.clone().unwrap_or_default();
         let mut formats = options.formats();

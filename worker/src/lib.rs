@@ -1,14 +1,14 @@
 //! The webdata engine: everything that touches the web (fetch, network guard,
 //! robots.txt) and turns a page into the formats the API returns.
+pub mod boilerplate;
 pub mod content;
+pub mod crawl;
 pub mod fetch;
 pub mod glob;
 pub mod guard;
+pub mod pdf;
+pub mod render;
 pub mod robots;
 pub mod scrape;
 pub mod sitemap;
 pub mod urlnorm;
-pub mod pdf;
-pub mod render;
-pub mod crawl;
-pub mod boilerplate;
