@@ -20,6 +20,13 @@ pub fn count_tokens(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
 }
 
+/// Tokens of `text` if there are at most `limit`; stops counting past it,
+/// so a megabyte-long unit costs no more than a chunk.
+fn tokens_within(text: &str, limit: usize) -> Option<usize> {
+    let tokenizer = bpe_openai::cl100k_base();
+    tokenizer.count_till_limit(&tokenizer.normalize(text), limit)
+}
+
 /// Split levels, strongest boundary first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Level {
@@ -61,30 +68,44 @@ pub fn chunk_markdown(markdown: &str, chunk_size: usize) -> Vec<Chunk> {
         out: &mut ranges,
     };
     cx.pack(0, markdown.len(), Level::Section, limit, Vec::new());
-    let mut texts: Vec<(usize, usize, String)> = ranges
+    let mut texts: Vec<Piece> = ranges
         .into_iter()
-        .filter_map(|(s, e)| {
-            let t = markdown[s..e].trim();
-            (!t.is_empty()).then(|| (s, e, t.to_string()))
+        .filter_map(|(s, e, tokens)| {
+            let text = markdown[s..e].trim();
+            (!text.is_empty()).then(|| Piece {
+                start: s,
+                end: e,
+                text: text.to_string(),
+                tokens,
+            })
         })
         .collect();
     repair_fences(&mut texts, limit);
     texts
         .into_iter()
         .enumerate()
-        .map(|(index, (s, e, text))| Chunk {
+        .map(|(index, p)| Chunk {
             index: index as i64,
-            tokens: Some(count_tokens(&text) as i64),
-            heading_path: heading_path(&sections, s, e),
-            text,
+            tokens: Some(p.tokens as i64),
+            heading_path: heading_path(&sections, p.start, p.end),
+            text: p.text,
         })
         .collect()
+}
+
+/// A chunk before numbering: its source range, text and token count.
+struct Piece {
+    start: usize,
+    end: usize,
+    text: String,
+    tokens: usize,
 }
 
 struct Packer<'a> {
     md: &'a str,
     sections: &'a [Section],
-    out: &'a mut Vec<(usize, usize)>,
+    /// Chunk ranges with the token count of their trimmed text.
+    out: &'a mut Vec<(usize, usize, usize)>,
 }
 
 impl Packer<'_> {
@@ -103,8 +124,7 @@ impl Packer<'_> {
         let mut sum: usize = carry.iter().map(|u| u.2).sum();
         let mut group = carry;
         for (s, e) in units {
-            let tokens = count_tokens(&self.md[s..e]);
-            if tokens > budget {
+            let Some(tokens) = tokens_within(&self.md[s..e], budget) else {
                 // Sections stay apart; below that, what precedes may join.
                 let carry = if level == Level::Section {
                     self.emit(&mut group, budget);
@@ -121,11 +141,11 @@ impl Packer<'_> {
                     None => {
                         let mut carry = carry;
                         self.emit(&mut carry, budget);
-                        self.out.push((s, e));
+                        self.out.push((s, e, count_tokens(self.md[s..e].trim())));
                     }
                 }
                 continue;
-            }
+            };
             if sum + tokens > budget {
                 self.emit(&mut group, budget);
                 sum = 0;
@@ -153,8 +173,13 @@ impl Packer<'_> {
             let mut n = group.len();
             loop {
                 let (s, e) = (group[0].0, group[n - 1].1);
-                if n == 1 || count_tokens(self.md[s..e].trim()) <= budget {
-                    self.out.push((s, e));
+                let text = self.md[s..e].trim();
+                if let Some(real) = tokens_within(text, budget) {
+                    self.out.push((s, e, real));
+                    break;
+                }
+                if n == 1 {
+                    self.out.push((s, e, count_tokens(text)));
                     break;
                 }
                 n -= 1;
@@ -180,7 +205,11 @@ impl Packer<'_> {
                 .collect(),
             Level::Sentence => sentence_cuts(text).into_iter().map(|c| start + c).collect(),
             Level::Word => word_cuts(text).into_iter().map(|c| start + c).collect(),
-            Level::Char => text.char_indices().skip(1).map(|(i, _)| start + i).collect(),
+            Level::Char => text
+                .char_indices()
+                .skip(1)
+                .map(|(i, _)| start + i)
+                .collect(),
         };
         cuts.retain(|&c| c > start && c < end);
         let mut units = Vec::with_capacity(cuts.len() + 1);
@@ -373,18 +402,19 @@ fn heading_path(sections: &[Section], s: usize, e: usize) -> Vec<String> {
 }
 
 /// Closes a code fence left open at a chunk's end and reopens it in the next chunk.
-fn repair_fences(chunks: &mut [(usize, usize, String)], limit: usize) {
+fn repair_fences(chunks: &mut [Piece], limit: usize) {
     let mut carry: Option<String> = None;
-    for k in 0..chunks.len() {
-        let mut text = std::mem::take(&mut chunks[k].2);
+    for piece in chunks.iter_mut() {
         if let Some(open) = carry.take() {
-            let fixed = format!("{open}\n{text}");
-            if count_tokens(&fixed) <= limit {
-                text = fixed;
+            let fixed = format!("{open}\n{}", piece.text);
+            let tokens = count_tokens(&fixed);
+            if tokens <= limit {
+                piece.text = fixed;
+                piece.tokens = tokens;
             }
         }
         let mut fence: Option<(char, usize, String)> = None;
-        for line in text.lines() {
+        for line in piece.text.lines() {
             match (&fence, fence_of(line)) {
                 (None, Some((c, n))) => fence = Some((c, n, line.trim().to_string())),
                 (Some((c, n, _)), Some((c2, n2)))
@@ -397,12 +427,13 @@ fn repair_fences(chunks: &mut [(usize, usize, String)], limit: usize) {
         }
         if let Some((c, n, open)) = fence {
             let close: String = std::iter::repeat_n(c, n).collect();
-            let fixed = format!("{text}\n{close}");
-            if count_tokens(&fixed) <= limit {
-                text = fixed;
+            let fixed = format!("{}\n{close}", piece.text);
+            let tokens = count_tokens(&fixed);
+            if tokens <= limit {
+                piece.text = fixed;
+                piece.tokens = tokens;
                 carry = Some(open);
             }
         }
-        chunks[k].2 = text;
     }
 }

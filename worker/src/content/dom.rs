@@ -174,6 +174,19 @@ pub struct Node<'a> {
     pub end: u32,
     /// Element ancestors above this node.
     pub depth: u32,
+    /// For text nodes: visible characters, words and commas (see [`count_text`]).
+    pub text: TextFacts,
+}
+
+/// Counts of one text node, taken once when the DOM is built.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextFacts {
+    /// Non-whitespace characters.
+    pub chars: u32,
+    /// Words (each CJK character counts as one).
+    pub words: u32,
+    /// Commas of any script (`,`, `，`, `、`, `;`, ...).
+    pub commas: u32,
 }
 
 /// The page as a pre-order array.
@@ -197,7 +210,7 @@ impl<'a> Dom<'a> {
                     let tag = if el.name.ns.as_ref() != "http://www.w3.org/1999/xhtml" {
                         Tag::NonContent
                     } else if el.name.local.as_ref() == "marquee"
-                        && el.attr(super::parse::GUARD_ATTR).is_some()
+                        && el.attrs().any(|(k, _)| k == super::parse::GUARD_ATTR)
                     {
                         Tag::Guard
                     } else {
@@ -215,6 +228,10 @@ impl<'a> Dom<'a> {
                     parent: open.last().copied().unwrap_or(NO_PARENT),
                     end: idx + 1,
                     depth: open.len() as u32,
+                    text: match kind {
+                        Kind::Text(t) => text_facts(t),
+                        _ => TextFacts::default(),
+                    },
                 });
                 if !matches!(kind, Kind::Text(_)) {
                     if let Some(child) = node.first_child() {
@@ -266,7 +283,8 @@ impl<'a> Dom<'a> {
     /// Attribute `name` of element `i`.
     pub fn attr(&self, i: usize, name: &str) -> Option<&'a str> {
         match self.nodes[i].kind {
-            Kind::Element(er, _) => er.value().attr(name),
+            // scraper's `attr` builds an interned name per call; a scan is cheaper.
+            Kind::Element(er, _) => er.value().attrs().find(|(k, _)| *k == name).map(|(_, v)| v),
             _ => None,
         }
     }
@@ -354,28 +372,83 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Visible characters and words of `text` (CJK characters count as words).
 pub fn count_text(text: &str) -> (usize, usize) {
-    let mut chars = 0;
-    let mut words = 0;
+    let f = text_facts(text);
+    (f.chars as usize, f.words as usize)
+}
+
+/// Characters, words and commas of `text` in one pass.
+pub fn text_facts(text: &str) -> TextFacts {
+    let mut f = TextFacts::default();
     let mut in_word = false;
     for c in text.chars() {
-        if c.is_whitespace() {
+        // ASCII first: most text is, and its classes are cheap to test.
+        let (space, word, cjk) = if c.is_ascii() {
+            (c.is_ascii_whitespace(), c.is_ascii_alphanumeric(), false)
+        } else {
+            let cjk = is_cjk(c);
+            (c.is_whitespace(), !cjk && c.is_alphanumeric(), cjk)
+        };
+        if space {
             in_word = false;
             continue;
         }
-        chars += 1;
-        if is_cjk(c) {
-            words += 1;
-            in_word = false;
-        } else if c.is_alphanumeric() {
+        f.chars += 1;
+        if word {
             if !in_word {
-                words += 1;
+                f.words += 1;
             }
             in_word = true;
-        } else {
-            in_word = false;
+            continue;
+        }
+        in_word = false;
+        if cjk {
+            f.words += 1;
+        } else if matches!(c, ',' | '，' | '、' | '،' | ';' | '；') {
+            f.commas += 1;
         }
     }
-    (chars, words)
+    f
+}
+
+/// The attributes most passes look at, read in one scan.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Common<'a> {
+    /// `class`.
+    pub class: &'a str,
+    /// `id`.
+    pub id: &'a str,
+    /// `role`.
+    pub role: &'a str,
+    /// `style`.
+    pub style: &'a str,
+    /// `itemprop`.
+    pub itemprop: &'a str,
+    /// `hidden` is present.
+    pub hidden: bool,
+    /// `aria-hidden="true"`.
+    pub aria_hidden: bool,
+}
+
+impl<'a> Dom<'a> {
+    /// The common attributes of element `i` (all empty for other nodes).
+    pub fn common(&self, i: usize) -> Common<'a> {
+        let mut c = Common::default();
+        if let Kind::Element(er, _) = self.nodes[i].kind {
+            for (k, v) in er.value().attrs() {
+                match k {
+                    "class" => c.class = v,
+                    "id" => c.id = v,
+                    "role" => c.role = v,
+                    "style" => c.style = v,
+                    "itemprop" => c.itemprop = v,
+                    "hidden" => c.hidden = true,
+                    "aria-hidden" => c.aria_hidden = v == "true",
+                    _ => {}
+                }
+            }
+        }
+        c
+    }
 }
 
 /// Resolves page references against the document base URL.
@@ -415,15 +488,25 @@ impl Resolver {
     }
 }
 
-/// Lower-cased tokens of an element's `class` and `id`.
-pub fn class_id_tokens<'a>(dom: &Dom<'a>, i: usize) -> impl Iterator<Item = String> + 'a {
-    let class = dom.attr(i, "class").unwrap_or("");
-    let id = dom.attr(i, "id").unwrap_or("");
+/// Alphanumeric tokens of an element's `class` and `id`.
+pub fn class_id_tokens<'a>(class: &'a str, id: &'a str) -> impl Iterator<Item = &'a str> + 'a {
     class
         .split(|c: char| !c.is_alphanumeric())
         .chain(id.split(|c: char| !c.is_alphanumeric()))
         .filter(|t| !t.is_empty())
-        .map(|t| t.to_ascii_lowercase())
+}
+
+/// `word` is one of `list`, ignoring ASCII case.
+pub fn is_one_of(word: &str, list: &[&str]) -> bool {
+    list.iter().any(|w| word.eq_ignore_ascii_case(w))
+}
+
+/// `word` starts with one of `prefixes`, ignoring ASCII case.
+pub fn starts_with_one_of(word: &str, prefixes: &[&str]) -> bool {
+    let w = word.as_bytes();
+    prefixes
+        .iter()
+        .any(|p| w.len() >= p.len() && w[..p.len()].eq_ignore_ascii_case(p.as_bytes()))
 }
 
 #[cfg(test)]
@@ -450,7 +533,11 @@ mod tests {
 
     #[test]
     fn flattening_100k_levels_needs_no_recursion() {
-        let page = format!("{}deep{}", "<span>".repeat(100_000), "</span>".repeat(100_000));
+        let page = format!(
+            "{}deep{}",
+            "<span>".repeat(100_000),
+            "</span>".repeat(100_000)
+        );
         let html = super::super::parse::parse_document(&page);
         let dom = dom_of(&html);
         assert!(dom.text_of(0, None).contains("deep"));

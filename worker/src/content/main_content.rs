@@ -9,7 +9,9 @@
 
 use scraper::Selector;
 
-use super::dom::{class_id_tokens, Dom, Kind, Tag, MAX_DEPTH};
+use super::dom::{
+    class_id_tokens, is_one_of, starts_with_one_of, Common, Dom, Kind, Tag, MAX_DEPTH,
+};
 
 /// The kept part of a page.
 #[derive(Debug, Clone)]
@@ -128,13 +130,16 @@ const CHROME_ROLES: &[&str] = &[
 ];
 
 /// Class/id hint: +1 content, -1 chrome, 0 neither.
-pub fn class_weight(dom: &Dom<'_>, i: usize) -> i32 {
+pub fn class_weight(c: &Common<'_>) -> i32 {
+    if c.class.is_empty() && c.id.is_empty() {
+        return 0;
+    }
     let mut neg = false;
     let mut pos = false;
-    for t in class_id_tokens(dom, i) {
-        if NEGATIVE.contains(&t.as_str()) || NEGATIVE_PREFIX.iter().any(|p| t.starts_with(p)) {
+    for t in class_id_tokens(c.class, c.id) {
+        if is_one_of(t, NEGATIVE) || starts_with_one_of(t, NEGATIVE_PREFIX) {
             neg = true;
-        } else if POSITIVE.contains(&t.as_str()) {
+        } else if is_one_of(t, POSITIVE) {
             pos = true;
         }
     }
@@ -148,31 +153,32 @@ pub fn class_weight(dom: &Dom<'_>, i: usize) -> i32 {
 }
 
 /// Elements that stand for "the content is here".
-fn is_content_landmark(dom: &Dom<'_>, i: usize) -> bool {
-    matches!(dom.tag(i), Some(Tag::Main | Tag::Article))
-        || dom.attr(i, "role") == Some("main")
-        || dom.attr(i, "itemprop") == Some("articleBody")
+fn is_content_landmark(tag: Option<Tag>, c: &Common<'_>) -> bool {
+    matches!(tag, Some(Tag::Main | Tag::Article)) || c.role == "main" || c.itemprop == "articleBody"
 }
 
 /// Hidden by attribute or inline style.
-fn is_hidden(dom: &Dom<'_>, i: usize) -> bool {
-    if dom.attr(i, "hidden").is_some() || dom.attr(i, "aria-hidden") == Some("true") {
+fn is_hidden(c: &Common<'_>) -> bool {
+    if c.hidden || c.aria_hidden {
         return true;
     }
-    dom.attr(i, "style").is_some_and(|s| {
-        let s: String = s
+    !c.style.is_empty() && {
+        let s: String = c
+            .style
             .chars()
             .filter(|c| !c.is_whitespace())
             .map(|c| c.to_ascii_lowercase())
             .collect();
         s.contains("display:none") || s.contains("visibility:hidden")
-    })
+    }
 }
 
 /// Per-node text sums over live nodes.
 pub struct Stats {
     /// Visible characters in the subtree.
     pub chars: Vec<u32>,
+    /// Words in the subtree.
+    pub words: Vec<u32>,
     /// Of those, characters inside links.
     pub link_chars: Vec<u32>,
     /// Characters not inside a nested block: the element's own paragraph text.
@@ -192,6 +198,7 @@ impl Stats {
         }
         let mut s = Stats {
             chars: vec![0; n],
+            words: vec![0; n],
             link_chars: vec![0; n],
             inline_chars: vec![0; n],
             inline_commas: vec![0; n],
@@ -200,26 +207,19 @@ impl Stats {
             if dead[i] {
                 continue;
             }
-            if let Kind::Text(t) = dom.nodes[i].kind {
-                let mut c = 0u32;
-                let mut commas = 0u32;
-                for ch in t.chars() {
-                    if !ch.is_whitespace() {
-                        c += 1;
-                    }
-                    if matches!(ch, ',' | '，' | '、' | '،' | ';' | '；') {
-                        commas += 1;
-                    }
-                }
-                s.chars[i] = c;
-                s.inline_chars[i] = c;
-                s.inline_commas[i] = commas;
+            if let Kind::Text(_) = dom.nodes[i].kind {
+                let f = dom.nodes[i].text;
+                s.chars[i] = f.chars;
+                s.words[i] = f.words;
+                s.inline_chars[i] = f.chars;
+                s.inline_commas[i] = f.commas;
                 if in_link[i] {
-                    s.link_chars[i] = c;
+                    s.link_chars[i] = f.chars;
                 }
             }
             let p = dom.nodes[i].parent as usize;
             s.chars[p] += s.chars[i];
+            s.words[p] += s.words[i];
             s.link_chars[p] += s.link_chars[i];
             if !dom.tag(i).is_some_and(Tag::is_block) {
                 s.inline_chars[p] += s.inline_chars[i];
@@ -302,27 +302,33 @@ pub fn select(dom: &Dom<'_>, rules: &Rules<'_>) -> Selection {
             dead,
         };
     }
-    main_content(dom, dead, body)
+    main_content(dom, dead, body).0
+}
+
+/// The main content with no user selectors, plus the text sums of the page
+/// before chrome removal (only never-content nodes dropped), for the quality pass.
+pub fn main_with_page_stats(dom: &Dom<'_>) -> (Selection, Stats) {
+    main_content(dom, non_content(dom), dom.body())
 }
 
 /// The main-content selection, starting from already-dead nodes.
-fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> Selection {
+fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> (Selection, Stats) {
     let n = dom.len();
     let before = Stats::compute(dom, &dead);
     let body_chars = before.chars[body].max(1) as f32;
     let body_plain = (before.chars[body] - before.link_chars[body]).max(1) as f32;
 
     // Landmarks and inherited context, parents before children.
+    let landmark: Vec<bool> = (0..n)
+        .map(|i| dom.tag(i).is_some() && is_content_landmark(dom.tag(i), &dom.common(i)))
+        .collect();
     let mut in_landmark = vec![false; n];
-    let mut has_landmark = vec![false; n];
+    let mut has_landmark = landmark.clone();
     for i in 1..n {
         let p = dom.nodes[i].parent as usize;
-        in_landmark[i] = in_landmark[p] || is_content_landmark(dom, p);
+        in_landmark[i] = in_landmark[p] || landmark[p];
     }
     for i in (1..n).rev() {
-        if is_content_landmark(dom, i) {
-            has_landmark[i] = true;
-        }
         if has_landmark[i] {
             has_landmark[dom.nodes[i].parent as usize] = true;
         }
@@ -339,22 +345,23 @@ fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> Selection {
             i += 1;
             continue;
         };
-        if matches!(tag, Tag::Html | Tag::Body) || is_content_landmark(dom, i) {
+        if matches!(tag, Tag::Html | Tag::Body) || landmark[i] {
             i += 1;
             continue;
         }
         let plain = (before.chars[i] - before.link_chars[i]) as f32;
         let bulk = plain > 0.5 * body_plain;
         let protected = has_landmark[i] || bulk;
-        let role = dom.attr(i, "role").unwrap_or("");
+        let c = &dom.common(i);
+        let role = c.role;
         let chrome = match tag {
             Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form => !protected,
             Tag::Header => !in_landmark[i] && !has_landmark[i],
             _ => false,
         } || (CHROME_ROLES.contains(&role) && !protected)
             || (role == "banner" && !in_landmark[i] && !has_landmark[i])
-            || (class_weight(dom, i) < 0 && !protected)
-            || (is_hidden(dom, i) && before.chars[i] as f32 <= 0.5 * body_chars);
+            || (class_weight(c) < 0 && !protected)
+            || (is_hidden(c) && before.chars[i] as f32 <= 0.5 * body_chars);
         if chrome {
             dead[i] = true;
             i = dom.nodes[i].end as usize;
@@ -372,8 +379,8 @@ fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> Selection {
         roots = vec![body];
     }
     clean_inside(dom, &mut dead, &stats, &roots);
-    add_title_heading(dom, &dead, &mut roots);
-    Selection { roots, dead }
+    add_title_heading(dom, &mut dead, &mut roots);
+    (Selection { roots, dead }, before)
 }
 
 /// A single `<main>` or dominant `<article>` holding most of the text.
@@ -508,7 +515,7 @@ fn initial_score(dom: &Dom<'_>, i: usize) -> f32 {
         Some(Tag::H(_) | Tag::Th) => -5.0,
         _ => 0.0,
     };
-    tag_score + 25.0 * class_weight(dom, i) as f32
+    tag_score + 25.0 * class_weight(&dom.common(i)) as f32
 }
 
 /// Live element children of `p`.
@@ -572,7 +579,8 @@ fn siblings_that_belong(
     siblings
         .into_iter()
         .filter(|&s| {
-            picked.binary_search(&s).is_ok() || (s > first && s < last && stats.link_density(s) < 0.5)
+            picked.binary_search(&s).is_ok()
+                || (s > first && s < last && stats.link_density(s) < 0.5)
         })
         .collect()
 }
@@ -602,8 +610,10 @@ fn clean_inside(dom: &Dom<'_>, dead: &mut [bool], stats: &Stats, roots: &[usize]
                 i = dom.nodes[i].end as usize;
                 continue;
             }
-            let farm = matches!(dom.tag(i), Some(Tag::Div | Tag::Section | Tag::Ul | Tag::Ol))
-                && stats.chars[i] < 500
+            let farm = matches!(
+                dom.tag(i),
+                Some(Tag::Div | Tag::Section | Tag::Ul | Tag::Ol)
+            ) && stats.chars[i] < 500
                 && stats.link_density(i) > 0.65
                 && !media[i];
             if farm {
@@ -616,26 +626,38 @@ fn clean_inside(dom: &Dom<'_>, dead: &mut [bool], stats: &Stats, roots: &[usize]
     }
 }
 
-/// Puts the page's `<h1>` in front when the content starts after it.
-fn add_title_heading(dom: &Dom<'_>, dead: &[bool], roots: &mut Vec<usize>) {
+/// Puts the page's `<h1>` in front when the content starts after it. An h1
+/// inside removed chrome (a page header) counts only when the `<title>` repeats it.
+fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {
     let Some(&first) = roots.first() else { return };
-    let covered = |j: usize| roots.iter().any(|&r| dom.contains(r, j));
     let has_h1 = roots
         .iter()
         .any(|&r| (r..dom.nodes[r].end as usize).any(|j| dom.tag(j) == Some(Tag::H(1))));
     if has_h1 {
         return;
     }
-    let mut i = 0;
-    while i < first {
+    let title = dom
+        .find(Tag::Title)
+        .map(|t| dom.text_of(t, None).to_lowercase())
+        .unwrap_or_default();
+    let mut live = vec![true; first];
+    for i in 0..first {
         if dead[i] {
-            i = dom.nodes[i].end as usize;
+            live[i] = false;
+        }
+        let p = dom.nodes[i].parent as usize;
+        if p < i && !live[p] {
+            live[i] = false;
+        }
+        if dom.tag(i) != Some(Tag::H(1)) || roots.iter().any(|&r| dom.contains(r, i)) {
             continue;
         }
-        if dom.tag(i) == Some(Tag::H(1)) && !covered(i) {
+        let text = dom.text_of(i, None).to_lowercase();
+        let named_in_title = text.chars().count() >= 3 && title.contains(&text);
+        if live[i] || named_in_title {
+            dead[i] = false;
             roots.insert(0, i);
             return;
         }
-        i += 1;
     }
 }

@@ -59,9 +59,14 @@ pub fn extract(dom: &Dom<'_>, resolver: &Resolver, with_json_ld: bool) -> Metada
         .filter(|a| !a.starts_with("http"))
         .or_else(|| from_ld("author").and_then(|v| author_name(&v)))
         .or(f.rel_author.clone());
-    let og_image = meta(&["og:image", "og:image:url", "og:image:secure_url", "twitter:image"])
-        .and_then(|src| resolver.resolve(&src))
-        .map(|u| u.to_string());
+    let og_image = meta(&[
+        "og:image",
+        "og:image:url",
+        "og:image:secure_url",
+        "twitter:image",
+    ])
+    .and_then(|src| resolver.resolve(&src))
+    .map(|u| u.to_string());
     Metadata {
         title,
         description,
@@ -88,36 +93,40 @@ fn scan(dom: &Dom<'_>) -> Found {
         }
         let el = er.value();
         match tag {
-            Tag::Html if f.lang.is_none() => f.lang = clean(el.attr("lang")),
+            Tag::Html if f.lang.is_none() => f.lang = clean(dom.attr(i, "lang")),
             Tag::Title if f.title.is_none() => f.title = clean(Some(&dom.text_of(i, None))),
             Tag::Meta => {
                 let key = el
                     .attr("property")
-                    .or_else(|| el.attr("name"))
-                    .or_else(|| el.attr("itemprop"))
-                    .or_else(|| el.attr("http-equiv"));
-                if let (Some(key), Some(content)) = (key, clean(el.attr("content"))) {
+                    .or_else(|| dom.attr(i, "name"))
+                    .or_else(|| dom.attr(i, "itemprop"))
+                    .or_else(|| dom.attr(i, "http-equiv"));
+                if let (Some(key), Some(content)) = (key, clean(dom.attr(i, "content"))) {
                     f.metas.push((key.trim().to_ascii_lowercase(), content));
                 }
             }
             Tag::Link => {
-                let rel = el.attr("rel").unwrap_or("").to_ascii_lowercase();
+                let rel = dom.attr(i, "rel").unwrap_or("").to_ascii_lowercase();
                 let rels: Vec<&str> = rel.split_whitespace().collect();
                 if rels.contains(&"canonical") && f.canonical.is_none() {
-                    f.canonical = clean(el.attr("href"));
+                    f.canonical = clean(dom.attr(i, "href"));
                 }
             }
             Tag::A if f.rel_author.is_none() => {
-                let rel = el.attr("rel").unwrap_or("").to_ascii_lowercase();
+                let rel = dom.attr(i, "rel").unwrap_or("").to_ascii_lowercase();
                 if rel.split_whitespace().any(|r| r == "author") {
                     f.rel_author = clean(Some(&dom.text_of(i, None)));
                 }
             }
             Tag::Time if f.time_in_article.is_none() && in_article[i] => {
-                f.time_in_article = clean(el.attr("datetime"));
+                f.time_in_article = clean(dom.attr(i, "datetime"));
             }
             Tag::Script => {
-                let ty = el.attr("type").unwrap_or("").trim().to_ascii_lowercase();
+                let ty = dom
+                    .attr(i, "type")
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase();
                 if ty == "application/ld+json" {
                     let raw = dom.text_of_raw(i);
                     if let Ok(v) = serde_json::from_str::<Value>(raw.trim()) {
@@ -168,7 +177,10 @@ fn find_key(root: &Value, key: &str) -> Option<Value> {
 fn author_name(v: &Value) -> Option<String> {
     match v {
         Value::String(s) => clean(Some(s)),
-        Value::Object(o) => o.get("name").and_then(|n| n.as_str()).and_then(|s| clean(Some(s))),
+        Value::Object(o) => o
+            .get("name")
+            .and_then(|n| n.as_str())
+            .and_then(|s| clean(Some(s))),
         Value::Array(items) => {
             let names: Vec<String> = items.iter().filter_map(author_name).collect();
             (!names.is_empty()).then(|| names.join(", "))

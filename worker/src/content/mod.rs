@@ -82,7 +82,8 @@ impl ContentOptions {
             want_json_ld: has(Format::Metadata),
             chunk_size: has(Format::Chunks).then(|| {
                 o.chunk_size()
-                    .clamp(CHUNK_SIZE_RANGE.0 as i64, CHUNK_SIZE_RANGE.1 as i64) as usize
+                    .clamp(CHUNK_SIZE_RANGE.0 as i64, CHUNK_SIZE_RANGE.1 as i64)
+                    as usize
             }),
         }
     }
@@ -123,21 +124,18 @@ fn selectors(list: &[String]) -> Result<Vec<Selector>, ContentError> {
 
 /// Extracts the requested formats from decoded HTML fetched from `page_url`
 /// (its final URL, the base for relative links unless the page sets `<base href>`).
-pub fn extract(html: &str, page_url: &Url, opts: &ContentOptions) -> Result<Extracted, ContentError> {
+pub fn extract(
+    html: &str,
+    page_url: &Url,
+    opts: &ContentOptions,
+) -> Result<Extracted, ContentError> {
     let include = selectors(&opts.include_tags)?;
     let exclude = selectors(&opts.exclude_tags)?;
     let doc = parse::parse_document(html);
     let dom = Dom::build(&doc);
     let resolver = Resolver::new(&dom, page_url);
 
-    let main = select(
-        &dom,
-        &Rules {
-            only_main: true,
-            include: &[],
-            exclude: &[],
-        },
-    );
+    let (main, page_stats) = main_content::main_with_page_stats(&dom);
     let custom = !opts.only_main_content || !include.is_empty() || !exclude.is_empty();
     let chosen = custom.then(|| {
         select(
@@ -168,7 +166,7 @@ pub fn extract(html: &str, page_url: &Url, opts: &ContentOptions) -> Result<Extr
             .then(|| render(&dom, sel, &resolver, Mode::Text)),
         links: opts.want_links.then(|| serialize::links(&dom, &resolver)),
         chunks,
-        quality_signals: quality::signals(&dom, &main, metadata.title.as_deref()),
+        quality_signals: quality::signals(&dom, &main, &page_stats, metadata.title.as_deref()),
         metadata,
     })
 }
@@ -186,11 +184,7 @@ pub fn text_document(body: &str, content_type: &str) -> Extracted {
     let is_json = mime == "application/json" || mime.ends_with("+json") || mime == "text/json";
     let is_xml = mime.ends_with("/xml") || mime.ends_with("+xml");
     let fenced = |lang: &str, code: &str| {
-        let run = code
-            .split(|c| c != '`')
-            .map(str::len)
-            .max()
-            .unwrap_or(0);
+        let run = code.split(|c| c != '`').map(str::len).max().unwrap_or(0);
         let fence = "`".repeat(run.max(2) + 1);
         format!("{fence}{lang}\n{}\n{fence}", code.trim_end())
     };

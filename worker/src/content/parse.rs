@@ -139,7 +139,11 @@ impl Guard {
                 name: LocalName::from("marquee"),
                 self_closing: false,
                 attrs: vec![Attribute {
-                    name: QualName::new(None, html5ever::Namespace::from(""), LocalName::from(GUARD_ATTR)),
+                    name: QualName::new(
+                        None,
+                        html5ever::Namespace::from(""),
+                        LocalName::from(GUARD_ATTR),
+                    ),
                     value: StrTendril::new(),
                 }],
             };
@@ -155,7 +159,11 @@ impl Guard {
                 if !self.deep.get() || is_void(name) || is_raw_text(name) || tag.self_closing {
                     return true;
                 }
-                *self.swallow.borrow_mut().entry(tag.name.clone()).or_insert(0) += 1;
+                *self
+                    .swallow
+                    .borrow_mut()
+                    .entry(tag.name.clone())
+                    .or_insert(0) += 1;
                 false
             }
             TagKind::EndTag => {
@@ -274,5 +282,64 @@ impl TreeSink for CountingSink {
     }
     fn reparent_children(&self, node: &Self::Handle, new_parent: &Self::Handle) {
         self.inner.reparent_children(node, new_parent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn depth_of_text(html: &Html, needle: &str) -> Option<usize> {
+        html.tree
+            .nodes()
+            .find(|n| n.value().as_text().is_some_and(|t| t.contains(needle)))
+            .map(|n| n.ancestors().count())
+    }
+
+    #[test]
+    fn nesting_is_capped_and_the_page_climbs_back_out() {
+        let page = format!(
+            "<body>{}deep{}<p>after</p></body>",
+            "<div>".repeat(5_000),
+            "</div>".repeat(5_000)
+        );
+        let html = parse_document(&page);
+        let deep = depth_of_text(&html, "deep").unwrap_or(0);
+        assert!(
+            deep > 400 && deep <= MAX_OPEN + 2 * CHECK_EVERY as usize,
+            "{deep}"
+        );
+        // The dropped start tags swallowed their end tags: "after" is back near the top.
+        assert_eq!(depth_of_text(&html, "after"), Some(4));
+    }
+
+    #[test]
+    fn ordinary_pages_parse_like_scraper() {
+        let page = "<table><tr><td>a<td>b</table><p>x<b>y<p>z</b>w";
+        let ours = parse_document(page);
+        let theirs = Html::parse_document(page);
+        assert_eq!(ours.root_element().html(), theirs.root_element().html());
+    }
+
+    #[test]
+    fn recreated_formatting_elements_stop_multiplying() {
+        // Formatting elements closed by `</p>` stay in the active list and are
+        // re-opened in every later paragraph.
+        let page = format!(
+            "<p>{}</p>{}",
+            (0..200)
+                .map(|i| format!("<i class=\"c{i}\">"))
+                .collect::<String>(),
+            "<p>para</p>".repeat(5_000)
+        );
+        let nodes = parse_document(&page).tree.nodes().count();
+        // Unguarded, every paragraph would re-create 200 elements (a million nodes).
+        assert!(nodes < 100_000, "{nodes} nodes");
+        let paras = parse_document(&page)
+            .tree
+            .nodes()
+            .filter(|n| n.value().as_text().is_some_and(|t| t.contains("para")))
+            .count();
+        assert_eq!(paras, 5_000);
     }
 }

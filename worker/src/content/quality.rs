@@ -2,13 +2,15 @@
 
 use webdata_core::types::{Quality, QualityIssue};
 
-use super::dom::{class_id_tokens, count_text, Dom, Kind, Tag};
+use super::dom::{class_id_tokens, is_one_of, starts_with_one_of, Dom, Kind, Tag};
 use super::main_content::{non_content, Selection, Stats};
 
 /// Fewer words than this in the main content is thin.
 pub const THIN_WORDS: usize = 50;
 /// Characters of page text searched for phrases (walls live on short pages).
 const SAMPLE_CHARS: usize = 20_000;
+/// Pages with this many main-content words or more skip the phrase search.
+const PHRASE_SEARCH_WORDS: usize = 300;
 
 /// What the page looks like, measured once; [`assess`] and [`needs_render`] decide.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -31,22 +33,30 @@ pub struct QualitySignals {
     pub app_root_empty: bool,
     /// A `<noscript>` asking to enable JavaScript.
     pub noscript_requires_js: bool,
-    /// The first bot-challenge marker seen (attribute, URL, title or phrase).
+    /// The first bot-challenge marker seen (attribute, URL, title, or a phrase
+    /// of the text; phrases are only searched below 300 main-content words).
     pub bot_marker: Option<&'static str>,
     /// Characters inside cookie/consent containers.
     pub consent_chars: usize,
-    /// The page talks about cookies or consent.
+    /// The page talks about cookies or consent (searched below 300 words).
     pub cookie_terms: bool,
     /// The page has a password field.
     pub password_field: bool,
-    /// The page asks to sign in.
+    /// The page asks to sign in (searched below 300 words).
     pub login_terms: bool,
     /// Title or first `<h1>` says "not found" (several languages).
     pub not_found_title: bool,
 }
 
 const APP_ROOT_IDS: &[&str] = &[
-    "root", "app", "__next", "___gatsby", "__nuxt", "svelte", "app-root", "main-app",
+    "root",
+    "app",
+    "__next",
+    "___gatsby",
+    "__nuxt",
+    "svelte",
+    "app-root",
+    "main-app",
 ];
 const BOT_ATTRS: &[&str] = &[
     "cf-challenge",
@@ -134,7 +144,14 @@ const CONSENT_WORDS: &[&str] = &[
     "osano",
     "qc",
 ];
-const COOKIE_TERMS: &[&str] = &["cookie", "consent", "einwilligung", "クッキー", "쿠키", "同意"];
+const COOKIE_TERMS: &[&str] = &[
+    "cookie",
+    "consent",
+    "einwilligung",
+    "クッキー",
+    "쿠키",
+    "同意",
+];
 const LOGIN_TERMS: &[&str] = &[
     "sign in",
     "log in",
@@ -185,9 +202,13 @@ const NOT_FOUND: &[&str] = &[
 ];
 
 /// Measures the page. `main` is the main-content selection.
-pub fn signals(dom: &Dom<'_>, main: &Selection, title: Option<&str>) -> QualitySignals {
-    let base_dead = non_content(dom);
-    let stats = Stats::compute(dom, &base_dead);
+/// `stats` are the page's text sums with only never-content nodes dropped.
+pub fn signals(
+    dom: &Dom<'_>,
+    main: &Selection,
+    stats: &Stats,
+    title: Option<&str>,
+) -> QualitySignals {
     let body = dom.body();
     let mut s = QualitySignals::default();
 
@@ -199,32 +220,43 @@ pub fn signals(dom: &Dom<'_>, main: &Selection, title: Option<&str>) -> QualityS
                 i = dom.nodes[i].end as usize;
                 continue;
             }
-            if let Kind::Text(t) = dom.nodes[i].kind {
-                let (c, w) = count_text(t);
-                s.main_chars += c;
-                s.main_words += w;
-            }
+            s.main_chars += dom.nodes[i].text.chars as usize;
+            s.main_words += dom.nodes[i].text.words as usize;
             i += 1;
         }
     }
-    let body_text = dom.text_of(body, Some(&base_dead));
-    (s.body_chars, s.body_words) = count_text(&body_text);
-    let sample: String = body_text.chars().take(SAMPLE_CHARS).collect::<String>().to_lowercase();
+    s.body_chars = stats.chars[body] as usize;
+    s.body_words = stats.words[body] as usize;
+    // Walls and challenges live on short pages; long ones skip the phrase search.
+    let sample: String = if s.main_words < PHRASE_SEARCH_WORDS {
+        dom.text_of(body, Some(&non_content(dom)))
+            .chars()
+            .take(SAMPLE_CHARS)
+            .collect::<String>()
+            .to_lowercase()
+    } else {
+        String::new()
+    };
 
     let mut consent_until = 0;
     let mut h1: Option<String> = None;
-    for i in 0..dom.len() {
-        let Kind::Element(er, tag) = dom.nodes[i].kind else {
+    for (i, node) in dom.nodes.iter().enumerate() {
+        let Kind::Element(er, tag) = node.kind else {
             continue;
         };
         let el = er.value();
+        let common = dom.common(i);
         match tag {
             Tag::Script => {
-                let ty = el.attr("type").unwrap_or("").trim().to_ascii_lowercase();
+                let ty = dom
+                    .attr(i, "type")
+                    .unwrap_or("")
+                    .trim()
+                    .to_ascii_lowercase();
                 let code = ty.is_empty() || ty.contains("javascript") || ty == "module";
                 if code {
                     s.scripts += 1;
-                    if let Some(src) = el.attr("src") {
+                    if let Some(src) = dom.attr(i, "src") {
                         s.external_scripts += 1;
                         note_bot(&mut s, src, BOT_URLS);
                     } else {
@@ -237,7 +269,7 @@ pub fn signals(dom: &Dom<'_>, main: &Selection, title: Option<&str>) -> QualityS
                 }
             }
             Tag::Iframe => {
-                if let Some(src) = el.attr("src") {
+                if let Some(src) = dom.attr(i, "src") {
                     note_bot(&mut s, src, BOT_URLS);
                 }
             }
@@ -247,34 +279,31 @@ pub fn signals(dom: &Dom<'_>, main: &Selection, title: Option<&str>) -> QualityS
                     s.noscript_requires_js = true;
                 }
             }
-            Tag::Input => {
-                if el.attr("type").is_some_and(|t| t.eq_ignore_ascii_case("password")) {
-                    s.password_field = true;
-                }
+            Tag::Input
+                if dom
+                    .attr(i, "type")
+                    .is_some_and(|t| t.eq_ignore_ascii_case("password")) =>
+            {
+                s.password_field = true;
             }
             Tag::H(1) if h1.is_none() => h1 = Some(dom.text_of(i, None).to_lowercase()),
             _ => {}
         }
-        let class_id = format!(
-            "{} {}",
-            el.attr("class").unwrap_or(""),
-            el.attr("id").unwrap_or("")
-        )
-        .to_ascii_lowercase();
-        note_bot(&mut s, &class_id, BOT_ATTRS);
-        let id = el.attr("id").unwrap_or("");
-        let mount = APP_ROOT_IDS.contains(&id)
+        for v in [common.class, common.id] {
+            if !v.is_empty() {
+                note_bot(&mut s, v, BOT_ATTRS);
+            }
+        }
+        let mount = APP_ROOT_IDS.contains(&common.id)
             || el.name() == "app-root"
-            || el.attr("data-reactroot").is_some()
-            || el.attr("ng-version").is_some();
-        if mount && stats.chars[i] < 20 && !base_dead[i] {
+            || dom.attr(i, "data-reactroot").is_some()
+            || dom.attr(i, "ng-version").is_some();
+        if mount && stats.chars[i] < 20 {
             s.app_root_empty = true;
         }
         if i >= consent_until {
-            let consent = class_id_tokens(dom, i).any(|t| {
-                CONSENT_WORDS.contains(&t.as_str())
-                    || t.starts_with("cookie")
-                    || t.starts_with("consent")
+            let consent = class_id_tokens(common.class, common.id).any(|t| {
+                is_one_of(t, CONSENT_WORDS) || starts_with_one_of(t, &["cookie", "consent"])
             });
             if consent {
                 s.consent_chars += stats.chars[i] as usize;
@@ -300,9 +329,17 @@ pub fn signals(dom: &Dom<'_>, main: &Selection, title: Option<&str>) -> QualityS
 
 fn note_bot(s: &mut QualitySignals, haystack: &str, markers: &[&'static str]) {
     if s.bot_marker.is_none() {
-        let h = haystack.to_ascii_lowercase();
-        s.bot_marker = markers.iter().copied().find(|m| h.contains(m));
+        s.bot_marker = markers
+            .iter()
+            .copied()
+            .find(|m| contains_ignore_case(haystack, m));
     }
+}
+
+/// ASCII case-insensitive substring test (markers are lower-case ASCII).
+fn contains_ignore_case(haystack: &str, needle: &str) -> bool {
+    let (h, n) = (haystack.as_bytes(), needle.as_bytes());
+    n.is_empty() || h.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n))
 }
 
 /// "404" as a word, or a "not found" phrase.

@@ -5,13 +5,28 @@ use crate::content::{chunk_markdown, count_tokens};
 /// Deterministic prose: numbered sentences of varied words.
 fn prose(seed: usize, sentences: usize) -> String {
     const WORDS: &[&str] = &[
-        "river", "valley", "stone", "current", "meander", "sediment", "floodplain", "erosion",
-        "canyon", "delta", "estuary", "tributary", "watershed", "gravel", "boulder",
+        "river",
+        "valley",
+        "stone",
+        "current",
+        "meander",
+        "sediment",
+        "floodplain",
+        "erosion",
+        "canyon",
+        "delta",
+        "estuary",
+        "tributary",
+        "watershed",
+        "gravel",
+        "boulder",
     ];
     (0..sentences)
         .map(|s| {
             let n = 6 + (seed + s) % 9;
-            let words: Vec<&str> = (0..n).map(|k| WORDS[(seed * 7 + s * 3 + k * 5) % WORDS.len()]).collect();
+            let words: Vec<&str> = (0..n)
+                .map(|k| WORDS[(seed * 7 + s * 3 + k * 5) % WORDS.len()])
+                .collect();
             format!("Sentence {} {}.", seed + s, words.join(" "))
         })
         .collect::<Vec<_>>()
@@ -73,14 +88,23 @@ fn heading_paths_name_the_enclosing_sections() {
             .unwrap_or_default()
     };
     // The two small sections fit together: only "Guide" encloses both.
-    let small = chunks.iter().find(|c| c.text.contains("Tiny section.")).map(|c| c.text.clone());
+    let small = chunks
+        .iter()
+        .find(|c| c.text.contains("Tiny section."))
+        .map(|c| c.text.clone());
     assert!(small.is_some_and(|t| t.contains("Another tiny section.")));
     assert_eq!(path_of("Another tiny section."), vec!["Guide"]);
     assert_eq!(path_of("Sentence 160 "), vec!["Guide", "Big section"]);
-    assert_eq!(path_of("Sentence 1040 "), vec!["Guide", "Big section", "Deeper"]);
+    assert_eq!(
+        path_of("Sentence 1040 "),
+        vec!["Guide", "Big section", "Deeper"]
+    );
     assert_eq!(path_of("let value_399"), vec!["Guide", "Code"]);
     // A chunk cut from inside a section starts without its heading but keeps the path.
-    let deeper: Vec<_> = chunks.iter().filter(|c| c.text.contains("Sentence 10")).collect();
+    let deeper: Vec<_> = chunks
+        .iter()
+        .filter(|c| c.text.contains("Sentence 10"))
+        .collect();
     assert!(deeper.len() > 1);
 }
 
@@ -88,10 +112,17 @@ fn heading_paths_name_the_enclosing_sections() {
 fn a_cut_code_block_is_closed_and_reopened() {
     let md = document();
     let chunks = chunk_markdown(&md, 200);
-    let code: Vec<_> = chunks.iter().filter(|c| c.text.contains("let value_")).collect();
+    let code: Vec<_> = chunks
+        .iter()
+        .filter(|c| c.text.contains("let value_"))
+        .collect();
     assert!(code.len() > 2);
     for c in code {
-        let fences = c.text.lines().filter(|l| l.trim_start().starts_with("```")).count();
+        let fences = c
+            .text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("```"))
+            .count();
         assert_eq!(fences % 2, 0, "unbalanced fence in:\n{}", c.text);
         assert!(c.text.contains("```rust"), "fence language kept");
     }
@@ -122,4 +153,31 @@ fn heading_paths_strip_markdown() {
 fn empty_markdown_has_no_chunks() {
     assert!(chunk_markdown("", 1500).is_empty());
     assert!(chunk_markdown(" \n\n ", 1500).is_empty());
+}
+
+#[test]
+fn extract_makes_chunks_even_without_the_markdown_format() {
+    use super::*;
+    let para =
+        "<p>Rivers carve valleys over thousands of years, moving sand and gravel downstream.</p>";
+    let page = format!(
+        "<article><h1>Rivers</h1>{}<h2>Meanders</h2>{}</article>",
+        para.repeat(30),
+        para.repeat(30)
+    );
+    let opts = ContentOptions {
+        want_markdown: false,
+        chunk_size: Some(200),
+        ..ContentOptions::default()
+    };
+    let out = run(&page, &opts);
+    assert_eq!(out.markdown, None);
+    let chunks = out.chunks.unwrap_or_default();
+    assert!(chunks.len() >= 4, "{} chunks", chunks.len());
+    assert_eq!(chunks[0].heading_path, vec!["Rivers"]);
+    let last = chunks.last().map(|c| c.heading_path.clone());
+    assert_eq!(
+        last,
+        Some(vec!["Rivers".to_string(), "Meanders".to_string()])
+    );
 }

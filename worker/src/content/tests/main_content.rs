@@ -86,7 +86,11 @@ fn main_content_keeps_the_article_and_drops_the_chrome() {
 #[test]
 fn whole_body_is_kept_when_main_content_is_off() {
     let md = md_all(EN);
-    for k in ["Popular posts", "Rivers are patient sculptors.", "All rights reserved"] {
+    for k in [
+        "Popular posts",
+        "Rivers are patient sculptors.",
+        "All rights reserved",
+    ] {
         assert!(md.contains(k), "missing {k:?}");
     }
     assert!(!md.contains("color:red") && !md.contains("app.js"));
@@ -138,7 +142,11 @@ fn include_overrides_main_content() {
 fn invalid_selector_is_reported_by_name() {
     for (include, exclude, bad) in [
         (vec!["div[".to_string()], vec![], "div["),
-        (vec![], vec!["p".to_string(), "::nope(".to_string()], "::nope("),
+        (
+            vec![],
+            vec!["p".to_string(), "::nope(".to_string()],
+            "::nope(",
+        ),
     ] {
         let opts = ContentOptions {
             include_tags: include,
@@ -150,3 +158,75 @@ fn invalid_selector_is_reported_by_name() {
     }
 }
 
+#[test]
+fn scrape_options_map_to_content_options() {
+    use webdata_core::types::{Format, ScrapeOptions};
+    let defaults = ContentOptions::from_scrape_options(&ScrapeOptions::default());
+    assert_eq!(
+        defaults,
+        ContentOptions {
+            want_json_ld: true,
+            ..ContentOptions::default()
+        }
+    );
+    let o = ScrapeOptions {
+        formats: Some(vec![
+            Format::Html,
+            Format::Links,
+            Format::Chunks,
+            Format::Text,
+        ]),
+        only_main_content: Some(false),
+        exclude_tags: Some(vec!["nav".into()]),
+        chunk_size: Some(50),
+        ..ScrapeOptions::default()
+    };
+    let c = ContentOptions::from_scrape_options(&o);
+    assert!(!c.only_main_content && !c.want_markdown && c.want_html && c.want_links && c.want_text);
+    assert!(!c.want_json_ld);
+    assert_eq!(c.exclude_tags, vec!["nav".to_string()]);
+    assert_eq!(c.chunk_size, Some(200), "clamped to the spec's minimum");
+}
+
+#[test]
+fn the_title_heading_is_recovered_from_a_page_header_only_when_the_title_names_it() {
+    let body = "<div class=\"entry\"><p>First paragraph of the story, with enough words, commas, \
+        and detail to be chosen as the main content of the page.</p><p>Second paragraph, which \
+        continues the story with more words, more commas, and more detail.</p></div>";
+    let page = |title: &str, h1: &str| {
+        format!(
+            "<html><head><title>{title}</title></head><body><header><h1>{h1}</h1>\
+             <nav><a href=\"/\">Home</a></nav></header>{body}</body></html>"
+        )
+    };
+    let named = md_main(&page("Story of the year – Daily", "Story of the year"));
+    assert!(
+        named.starts_with("# Story of the year\n\nFirst paragraph"),
+        "{named}"
+    );
+    let logo = md_main(&page("Story of the year – Daily", "Daily Planet"));
+    assert!(logo.starts_with("First paragraph"), "{logo}");
+    assert!(!logo.contains("Home"));
+}
+
+#[test]
+fn chrome_inside_the_main_element_is_dropped_by_class_and_role() {
+    let page =
+        "<main><h1>Title</h1><p>The real story starts here, with words, commas, and a point \
+        that makes it worth reading.</p>\
+        <div class=\"share-buttons\">Share this</div><div class=\"ad-slot\">Buy now</div>\
+        <div id=\"newsletter\">Subscribe today</div><div role=\"complementary\">Aside box</div>\
+        <div class=\"article-body\"><p>More of the real story follows, and it ends well.</p></div>\
+        <section id=\"comments\"><p>First comment!</p></section></main>";
+    let md = md_main(page);
+    assert!(md.contains("The real story starts here") && md.contains("More of the real story"));
+    for gone in [
+        "Share this",
+        "Buy now",
+        "Subscribe today",
+        "Aside box",
+        "First comment",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}

@@ -5,34 +5,138 @@ use super::*;
 #[test]
 fn markdown_constructs_render_as_gfm() {
     let cases: &[(&str, &str, &str)] = &[
-        ("heading levels", "<h1>Title</h1><h3>Sub <em>part</em></h3>", "# Title\n\n### Sub *part*"),
-        ("paragraphs and collapsed whitespace", "<p>one\n   two</p>\n\n<p>  three  </p>", "one two\n\nthree"),
-        ("bold italic strike", "<p><b>b</b> <strong> s </strong><i>i</i> <del>d</del></p>", "**b** **s** *i* ~~d~~"),
-        ("empty emphasis vanishes", "<p>a<b> </b>b<i></i>c</p>", "a bc"),
-        ("inline code with backtick", "<p>run <code>a`b</code> now</p>", "run ``a`b`` now"),
-        ("inline code keeps specials", "<p><code>*x* [y]</code></p>", "`*x* [y]`"),
-        ("fenced code with language", "<pre><code class=\"language-rust\">fn main() {\n    x();\n}\n</code></pre>", "```rust\nfn main() {\n    x();\n}\n```"),
-        ("pre without language", "<pre>a  b\n  c</pre>", "```\na  b\n  c\n```"),
-        ("code containing fences", "<pre>```\nx\n```</pre>", "````\n```\nx\n```\n````"),
-        ("unordered list", "<ul><li>a</li><li>b</li></ul>", "- a\n- b"),
-        ("ordered list with start", "<ol start=\"3\"><li>c</li><li>d</li></ol>", "3. c\n4. d"),
-        ("nested list", "<ul><li>a<ul><li>b<ol><li>c</li></ol></li></ul></li><li>d</li></ul>", "- a\n  - b\n    1. c\n- d"),
-        ("list item with paragraphs", "<ol><li><p>x</p><p>y</p></li></ol>", "1. x\n\n   y"),
-        ("blockquote", "<blockquote><p>q1</p><p>q2</p></blockquote>", "> q1\n>\n> q2"),
-        ("quote in list", "<ul><li>a<blockquote>q</blockquote></li></ul>", "- a\n\n  > q"),
-        ("relative link made absolute", "<p><a href=\"../docs/x.html\">Docs</a></p>", "[Docs](https://example.com/docs/x.html)"),
-        ("link with parentheses", "<a href=\"/wiki/A_(b)\">A</a>", "[A](https://example.com/wiki/A_%28b%29)"),
-        ("javascript link is text", "<a href=\"javascript:void(0)\">x</a>", "x"),
-        ("image absolute", "<img src=\"img/a.png\" alt=\"An [image]\">", "![An \\[image\\]](https://example.com/blog/img/a.png)"),
-        ("lazy image", "<img data-src=\"/l.png\" src=\"data:image/gif;base64,R0l\">", "![](https://example.com/l.png)"),
-        ("linked image", "<a href=\"/big\"><img src=\"/s.png\" alt=\"s\"></a>", "[![s](https://example.com/s.png)](https://example.com/big)"),
+        (
+            "heading levels",
+            "<h1>Title</h1><h3>Sub <em>part</em></h3>",
+            "# Title\n\n### Sub *part*",
+        ),
+        (
+            "paragraphs and collapsed whitespace",
+            "<p>one\n   two</p>\n\n<p>  three  </p>",
+            "one two\n\nthree",
+        ),
+        (
+            "bold italic strike",
+            "<p><b>b</b> <strong> s </strong><i>i</i> <del>d</del></p>",
+            "**b** **s** *i* ~~d~~",
+        ),
+        (
+            "empty emphasis vanishes",
+            "<p>a<b> </b>b<i></i>c</p>",
+            "a bc",
+        ),
+        (
+            "inline code with backtick",
+            "<p>run <code>a`b</code> now</p>",
+            "run ``a`b`` now",
+        ),
+        (
+            "inline code keeps specials",
+            "<p><code>*x* [y]</code></p>",
+            "`*x* [y]`",
+        ),
+        (
+            "fenced code with language",
+            "<pre><code class=\"language-rust\">fn main() {\n    x();\n}\n</code></pre>",
+            "```rust\nfn main() {\n    x();\n}\n```",
+        ),
+        (
+            "pre without language",
+            "<pre>a  b\n  c</pre>",
+            "```\na  b\n  c\n```",
+        ),
+        (
+            "code containing fences",
+            "<pre>```\nx\n```</pre>",
+            "````\n```\nx\n```\n````",
+        ),
+        (
+            "unordered list",
+            "<ul><li>a</li><li>b</li></ul>",
+            "- a\n- b",
+        ),
+        (
+            "ordered list with start",
+            "<ol start=\"3\"><li>c</li><li>d</li></ol>",
+            "3. c\n4. d",
+        ),
+        (
+            "nested list",
+            "<ul><li>a<ul><li>b<ol><li>c</li></ol></li></ul></li><li>d</li></ul>",
+            "- a\n  - b\n    1. c\n- d",
+        ),
+        (
+            "list item with paragraphs",
+            "<ol><li><p>x</p><p>y</p></li></ol>",
+            "1. x\n\n   y",
+        ),
+        (
+            "blockquote",
+            "<blockquote><p>q1</p><p>q2</p></blockquote>",
+            "> q1\n>\n> q2",
+        ),
+        (
+            "quote in list",
+            "<ul><li>a<blockquote>q</blockquote></li></ul>",
+            "- a\n\n  > q",
+        ),
+        (
+            "relative link made absolute",
+            "<p><a href=\"../docs/x.html\">Docs</a></p>",
+            "[Docs](https://example.com/docs/x.html)",
+        ),
+        (
+            "link with parentheses",
+            "<a href=\"/wiki/A_(b)\">A</a>",
+            "[A](https://example.com/wiki/A_%28b%29)",
+        ),
+        (
+            "javascript link is text",
+            "<a href=\"javascript:void(0)\">x</a>",
+            "x",
+        ),
+        (
+            "image absolute",
+            "<img src=\"img/a.png\" alt=\"An [image]\">",
+            "![An \\[image\\]](https://example.com/blog/img/a.png)",
+        ),
+        (
+            "lazy image",
+            "<img data-src=\"/l.png\" src=\"data:image/gif;base64,R0l\">",
+            "![](https://example.com/l.png)",
+        ),
+        (
+            "linked image",
+            "<a href=\"/big\"><img src=\"/s.png\" alt=\"s\"></a>",
+            "[![s](https://example.com/s.png)](https://example.com/big)",
+        ),
         ("br is a hard break", "<p>a<br>b</p>", "a  \nb"),
         ("hr", "<p>a</p><hr><p>b</p>", "a\n\n---\n\nb"),
-        ("escapes", "<p>*not em* _x_ [y] a*b 2 * 3 snake_case</p>", "\\*not em\\* \\_x\\_ \\[y\\] a\\*b 2 * 3 snake_case"),
-        ("line-start escapes", "<p># no</p><p>- no</p><p>1. no</p><p>+ no</p><p>> no</p>", "\\# no\n\n\\- no\n\n1\\. no\n\n\\+ no\n\n\\> no"),
-        ("html-looking text", "<p>&lt;div&gt; a &lt; b</p>", "\\<div> a < b"),
-        ("emphasis across paragraphs", "<b><p>x</p><p>y</p></b>", "**x**\n\n**y**"),
-        ("no runaway blank lines", "<div><div><p>a</p></div></div>\n\n\n<div></div><div><p>b</p></div>", "a\n\nb"),
+        (
+            "escapes",
+            "<p>*not em* _x_ [y] a*b 2 * 3 snake_case</p>",
+            "\\*not em\\* \\_x\\_ \\[y\\] a\\*b 2 * 3 snake_case",
+        ),
+        (
+            "line-start escapes",
+            "<p># no</p><p>- no</p><p>1. no</p><p>+ no</p><p>> no</p>",
+            "\\# no\n\n\\- no\n\n1\\. no\n\n\\+ no\n\n\\> no",
+        ),
+        (
+            "html-looking text",
+            "<p>&lt;div&gt; a &lt; b</p>",
+            "\\<div> a < b",
+        ),
+        (
+            "emphasis across paragraphs",
+            "<b><p>x</p><p>y</p></b>",
+            "**x**\n\n**y**",
+        ),
+        (
+            "no runaway blank lines",
+            "<div><div><p>a</p></div></div>\n\n\n<div></div><div><p>b</p></div>",
+            "a\n\nb",
+        ),
         ("definition list", "<dl><dt>T</dt><dd>D</dd></dl>", "T\nD"),
     ];
     for (name, html, want) in cases {
@@ -51,7 +155,8 @@ fn tables_become_pipe_tables_with_escaped_pipes() {
 
 #[test]
 fn layout_tables_are_read_as_blocks() {
-    let html = "<table role=\"presentation\"><tr><td><p>left</p></td><td><p>right</p></td></tr></table>";
+    let html =
+        "<table role=\"presentation\"><tr><td><p>left</p></td><td><p>right</p></td></tr></table>";
     assert_eq!(md_all(html), "left\n\nright");
     let single = "<table><tr><td>only one column</td></tr><tr><td>second row</td></tr></table>";
     assert_eq!(md_all(single), "only one column\n\nsecond row");
@@ -60,7 +165,10 @@ fn layout_tables_are_read_as_blocks() {
 #[test]
 fn table_inside_list_keeps_the_indent() {
     let html = "<ul><li>x<table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>2</td></tr></table></li></ul>";
-    assert_eq!(md_all(html), "- x\n\n  | a | b |\n  | --- | --- |\n  | 1 | 2 |");
+    assert_eq!(
+        md_all(html),
+        "- x\n\n  | a | b |\n  | --- | --- |\n  | 1 | 2 |"
+    );
 }
 
 #[test]
@@ -84,7 +192,8 @@ fn text_format_has_paragraphs_and_no_markup() {
 
 #[test]
 fn html_format_is_cleaned_with_absolute_urls() {
-    let html = "<body><div onclick=\"x()\" style=\"color:red\" class=\"c\"><a href=\"/a\">A &amp; B</a>\
+    let html =
+        "<body><div onclick=\"x()\" style=\"color:red\" class=\"c\"><a href=\"/a\">A &amp; B</a>\
         <img src=\"i.png\" srcset=\"i.png 1x, /j.png 2x\"><script>bad()</script></div></body>";
     let opts = ContentOptions {
         only_main_content: false,
@@ -119,4 +228,27 @@ fn links_are_absolute_http_deduplicated_without_fragments() {
             "https://example.com/blog/post.html",
         ]
     );
+}
+
+#[test]
+fn base_href_is_the_base_for_links_and_images() {
+    let html = "<html><head><base href=\"https://cdn.example.org/root/\"></head><body>\
+        <p><a href=\"x.html\">x</a> <img src=\"i.png\" alt=\"i\"></p></body></html>";
+    assert_eq!(
+        md_all(html),
+        "[x](https://cdn.example.org/root/x.html) ![i](https://cdn.example.org/root/i.png)"
+    );
+}
+
+#[test]
+fn main_content_html_has_no_chrome() {
+    let page = include_str!("../../../tests/fixtures/content/article_de.html");
+    let opts = ContentOptions {
+        want_html: true,
+        ..ContentOptions::default()
+    };
+    let html = run(page, &opts).html.unwrap_or_default();
+    assert!(html.starts_with("<main>"), "{html}");
+    assert!(html.contains("<h1>Neue Brücke über den Rhein eröffnet</h1>"));
+    assert!(!html.contains("Impressum") && !html.contains("Cookies"));
 }

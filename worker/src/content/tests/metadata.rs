@@ -12,16 +12,25 @@ fn metadata_fields_come_from_head_and_json_ld() {
         ..ContentOptions::default()
     };
     let m = run(EN, &opts).metadata;
-    assert_eq!(m.title.as_deref(), Some("How Rivers Shape Valleys | Example Blog"));
+    assert_eq!(
+        m.title.as_deref(),
+        Some("How Rivers Shape Valleys | Example Blog")
+    );
     assert_eq!(
         m.description.as_deref(),
         Some("A field guide to erosion, meanders and floodplains.")
     );
     assert_eq!(m.language.as_deref(), Some("en-US"));
-    assert_eq!(m.canonical_url.as_deref(), Some("https://example.com/blog/rivers"));
+    assert_eq!(
+        m.canonical_url.as_deref(),
+        Some("https://example.com/blog/rivers")
+    );
     assert_eq!(m.published_at.as_deref(), Some("2024-03-05T08:00:00Z"));
     assert_eq!(m.author.as_deref(), Some("Dana Brook"));
-    assert_eq!(m.og_image.as_deref(), Some("https://example.com/images/river.jpg"));
+    assert_eq!(
+        m.og_image.as_deref(),
+        Some("https://example.com/images/river.jpg")
+    );
     assert_eq!(m.status_code, None, "the caller fills the status");
     let ld = m.json_ld.unwrap_or_default();
     assert_eq!(ld.len(), 1, "the invalid block is skipped");
@@ -38,7 +47,13 @@ fn json_ld_is_only_kept_on_request() {
 #[test]
 fn metadata_fallbacks_apply_in_order() {
     // (page, title, language, publishedAt, author)
-    type Case = (&'static str, Option<&'static str>, Option<&'static str>, Option<&'static str>, Option<&'static str>);
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
     let cases: &[Case] = &[
         (
             "<head><meta property=\"og:title\" content=\"OG\"><meta http-equiv=\"content-language\" content=\"fr\"></head>",

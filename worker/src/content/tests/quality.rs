@@ -10,7 +10,11 @@ const DE: &str = include_str!("../../../tests/fixtures/content/article_de.html")
 const JA: &str = include_str!("../../../tests/fixtures/content/article_ja.html");
 
 fn issues(page: &str, status: u16) -> Vec<QualityIssue> {
-    assess(&run(page, &ContentOptions::default()).quality_signals, status).issues
+    assess(
+        &run(page, &ContentOptions::default()).quality_signals,
+        status,
+    )
+    .issues
 }
 
 /// A long article body to wrap around page furniture.
@@ -27,7 +31,8 @@ fn each_issue_is_detected() {
         <script src=\"/static/js/main.4f2a.js\"></script></body></html>";
     let noscript = "<body><noscript>You need to enable JavaScript to run this app.</noscript>\
         <div id=\"app\"><p>Loading</p></div><script src=\"/app.js\"></script></body>";
-    let heavy = "<body><p>Welcome</p><script src=\"/a.js\"></script><script src=\"/b.js\"></script>\
+    let heavy =
+        "<body><p>Welcome</p><script src=\"/a.js\"></script><script src=\"/b.js\"></script>\
         <script src=\"/c.js\"></script></body>";
     let cloudflare = "<html><head><title>Just a moment...</title></head><body>\
         <div id=\"challenge-running\">Checking your browser before accessing example.com.</div></body></html>";
@@ -46,22 +51,82 @@ fn each_issue_is_detected() {
         format!("<html><head><title>{title}</title></head><body><h1>{title}</h1><p>Try the search.</p></body></html>")
     };
     let cases: Vec<(&str, String, u16, &[QualityIssue])> = vec![
-        ("thin", "<body><p>Hello there.</p></body>".into(), 200, &[ThinContent]),
+        (
+            "thin",
+            "<body><p>Hello there.</p></body>".into(),
+            200,
+            &[ThinContent],
+        ),
         ("spa shell", spa.into(), 200, &[JsRequired, ThinContent]),
         ("noscript", noscript.into(), 200, &[JsRequired, ThinContent]),
-        ("heavy scripts", heavy.into(), 200, &[JsRequired, ThinContent]),
-        ("cloudflare", cloudflare.into(), 503, &[BotWall, ThinContent]),
-        ("attention required", attention.into(), 403, &[BotWall, ThinContent]),
+        (
+            "heavy scripts",
+            heavy.into(),
+            200,
+            &[JsRequired, ThinContent],
+        ),
+        (
+            "cloudflare",
+            cloudflare.into(),
+            503,
+            &[BotWall, ThinContent],
+        ),
+        (
+            "attention required",
+            attention.into(),
+            403,
+            &[BotWall, ThinContent],
+        ),
         ("hcaptcha", hcaptcha.into(), 200, &[BotWall, ThinContent]),
-        ("cookie wall", cookie.into(), 200, &[CookieWall, ThinContent]),
+        (
+            "cookie wall",
+            cookie.into(),
+            200,
+            &[CookieWall, ThinContent],
+        ),
         ("login wall", login.into(), 200, &[LoginWall, ThinContent]),
-        ("404 en", not_found("Page not found"), 200, &[Soft404, ThinContent]),
-        ("404 de", not_found("Seite nicht gefunden"), 200, &[Soft404, ThinContent]),
-        ("404 ja", not_found("ページが見つかりません"), 200, &[Soft404, ThinContent]),
-        ("404 es", not_found("Página no encontrada"), 200, &[Soft404, ThinContent]),
-        ("404 fr", not_found("Page introuvable"), 200, &[Soft404, ThinContent]),
-        ("404 code", not_found("Error 404"), 200, &[Soft404, ThinContent]),
-        ("real 404 is not soft", not_found("Page not found"), 404, &[ThinContent]),
+        (
+            "404 en",
+            not_found("Page not found"),
+            200,
+            &[Soft404, ThinContent],
+        ),
+        (
+            "404 de",
+            not_found("Seite nicht gefunden"),
+            200,
+            &[Soft404, ThinContent],
+        ),
+        (
+            "404 ja",
+            not_found("ページが見つかりません"),
+            200,
+            &[Soft404, ThinContent],
+        ),
+        (
+            "404 es",
+            not_found("Página no encontrada"),
+            200,
+            &[Soft404, ThinContent],
+        ),
+        (
+            "404 fr",
+            not_found("Page introuvable"),
+            200,
+            &[Soft404, ThinContent],
+        ),
+        (
+            "404 code",
+            not_found("Error 404"),
+            200,
+            &[Soft404, ThinContent],
+        ),
+        (
+            "real 404 is not soft",
+            not_found("Page not found"),
+            404,
+            &[ThinContent],
+        ),
     ];
     for (name, page, status, want) in cases {
         assert_eq!(issues(&page, status), want.to_vec(), "case {name}");
@@ -74,12 +139,30 @@ fn normal_articles_have_no_issues() {
         ("english", EN.into()),
         ("german", DE.into()),
         ("japanese", JA.into()),
-        ("recaptcha on a comment form", article("<div class=\"g-recaptcha\"></div>")),
-        ("login box in the header", article("<form><input type=\"password\"><button>Log in</button></form>")),
-        ("noscript note", article("<noscript>Enable JavaScript to see comments.</noscript>")),
-        ("cookie banner", article("<div class=\"cookie-banner\">We use cookies. <button>OK</button></div>")),
-        ("empty widget mount", article("<div id=\"app\"></div><script src=\"/w.js\"></script>")),
-        ("404 in the text only", article("<p>We fixed the 404 page not found errors.</p>")),
+        (
+            "recaptcha on a comment form",
+            article("<div class=\"g-recaptcha\"></div>"),
+        ),
+        (
+            "login box in the header",
+            article("<form><input type=\"password\"><button>Log in</button></form>"),
+        ),
+        (
+            "noscript note",
+            article("<noscript>Enable JavaScript to see comments.</noscript>"),
+        ),
+        (
+            "cookie banner",
+            article("<div class=\"cookie-banner\">We use cookies. <button>OK</button></div>"),
+        ),
+        (
+            "empty widget mount",
+            article("<div id=\"app\"></div><script src=\"/w.js\"></script>"),
+        ),
+        (
+            "404 in the text only",
+            article("<p>We fixed the 404 page not found errors.</p>"),
+        ),
     ];
     for (name, page) in cases {
         let q = assess(&run(&page, &ContentOptions::default()).quality_signals, 200);
