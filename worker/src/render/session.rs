@@ -1,0 +1,608 @@
+//! One browser session: a WebDriver session, the guard proxy its browser
+//! must use, and (when the browser's DevTools endpoint is reachable) a
+//! browser-level DevTools connection that gives every render a fresh
+//! browser context. Without that connection a session renders once and is
+//! closed, since its cookies and storage could not be wiped reliably.
+
+use std::net::IpAddr;
+use std::path::Path;
+use std::time::Instant;
+
+use fantoccini::wd::{Capabilities, WindowHandle};
+use fantoccini::{Client, ClientBuilder};
+use serde_json::{json, Value};
+
+use super::cdp::{self, BrowserCdp};
+use super::driver::{LaunchOptions, LocalBrowser};
+use super::page::{self, Failure};
+use super::pool::PidRegistry;
+use super::proxy::{GuardProxy, InternalPorts};
+use super::{RenderError, RenderRequest, Rendered, VIEWPORT_HEIGHT, VIEWPORT_WIDTH};
+use crate::guard::NetworkGuard;
+
+/// Accept-Language when the request names no languages.
+pub(crate) const DEFAULT_ACCEPT_LANGUAGE: &str = "en-US,en";
+
+/// Flags for every Chromium we start (locally or through remote WebDriver):
+/// headless, quiet (no background traffic on a closed network) and every
+/// request through the guard proxy, loopback included.
+pub(crate) fn chromium_flags(proxy_url: &str) -> Vec<String> {
+    let mut flags: Vec<String> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-default-apps",
+        "--disable-extensions",
+        "--disable-domain-reliability",
+        "--disable-breakpad",
+        "--disable-client-side-phishing-detection",
+        "--disable-features=Translate,MediaRouter,DialMediaRouteProvider,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DnsOverHttps,WebTransport,IsolateOrigins,site-per-process,PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+        "--no-default-browser-check",
+        "--no-pings",
+        "--metrics-recording-only",
+        "--password-store=basic",
+        "--use-mock-keychain",
+        "--mute-audio",
+        "--hide-scrollbars",
+        "--disable-dev-shm-usage",
+        "--disable-renderer-backgrounding",
+        "--disable-background-timer-throttling",
+        "--disable-backgrounding-occluded-windows",
+        "--disable-hang-monitor",
+        // One renderer per render: the page navigates inside the process of
+        // its fresh context's blank tab instead of spawning another.
+        "--disable-site-isolation-trials",
+        "--force-device-scale-factor=1",
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
+        "--proxy-bypass-list=<-loopback>",
+        "--lang=en-US",
+    ]
+    .iter()
+    .map(|s| (*s).to_owned())
+    .collect();
+    flags.push(format!("--proxy-server={proxy_url}"));
+    flags.push(format!("--accept-lang={DEFAULT_ACCEPT_LANGUAGE}"));
+    flags.push(format!("--window-size={VIEWPORT_WIDTH},{VIEWPORT_HEIGHT}"));
+    flags
+}
+
+/// A blank page in its own browser context (cookies, storage, cache),
+/// with our DevTools session attached to it.
+struct ContextPage {
+    context_id: String,
+    target_id: String,
+    cdp_session: String,
+}
+
+/// Opens a page in a new browser context with the default identity.
+async fn create_context_page(
+    cdp: &mut BrowserCdp,
+    user_agent: &str,
+) -> Result<ContextPage, RenderError> {
+    let context = cdp
+        .call(
+            "Target.createBrowserContext",
+            json!({ "disposeOnDetach": true }),
+        )
+        .await?;
+    let context_id = str_field(&context, "browserContextId")?;
+    let t0 = std::time::Instant::now();
+    let created = async {
+        let target = cdp
+            .call(
+                "Target.createTarget",
+                json!({
+                    "url": "about:blank",
+                    "browserContextId": context_id,
+                    "width": VIEWPORT_WIDTH,
+                    "height": VIEWPORT_HEIGHT,
+                    "background": true,
+                }),
+            )
+            .await?;
+        let target_id = str_field(&target, "targetId")?;
+        eprintln!("T     target {:?}", t0.elapsed());
+        let attached = cdp
+            .call(
+                "Target.attachToTarget",
+                json!({ "targetId": target_id, "flatten": true }),
+            )
+            .await?;
+        let cdp_session = str_field(&attached, "sessionId")?;
+        eprintln!("T     attached {:?}", t0.elapsed());
+        let page = ContextPage {
+            context_id: context_id.clone(),
+            target_id,
+            cdp_session,
+        };
+        set_page_identity(cdp, &page, user_agent, DEFAULT_ACCEPT_LANGUAGE).await?;
+        Ok(page)
+    }
+    .await;
+    if created.is_err() {
+        let _ = cdp
+            .call(
+                "Target.disposeBrowserContext",
+                json!({ "browserContextId": context_id }),
+            )
+            .await;
+    }
+    created
+}
+
+/// User agent and Accept-Language (also `navigator.languages`) of one page.
+async fn set_page_identity(
+    cdp: &mut BrowserCdp,
+    page: &ContextPage,
+    user_agent: &str,
+    accept_language: &str,
+) -> Result<(), RenderError> {
+    if user_agent.is_empty() {
+        return Ok(());
+    }
+    cdp.call_in(
+        Some(&page.cdp_session),
+        "Emulation.setUserAgentOverride",
+        json!({ "userAgent": user_agent, "acceptLanguage": accept_language }),
+    )
+    .await
+    .map(|_| ())
+}
+
+/// Where a session's browser lives.
+pub(crate) enum Origin<'a> {
+    /// A Chromium we launch, driven by our chromedriver at `driver_url`.
+    Local {
+        driver_url: &'a str,
+        driver_generation: u64,
+        chromium: &'a Path,
+    },
+    /// A browser behind a Selenium or chromedriver endpoint.
+    Remote {
+        webdriver_url: &'a str,
+        proxy_bind: IpAddr,
+        proxy_advertise: Option<&'a str>,
+    },
+}
+
+/// A browser session owned by the pool (or by the render using it).
+pub(crate) struct Session {
+    pub(crate) id: u64,
+    client: Client,
+    proxy: GuardProxy,
+    browser: Option<LocalBrowser>,
+    cdp: Option<BrowserCdp>,
+    page: Option<ContextPage>,
+    internal: InternalPorts,
+    devtools_port: Option<u16>,
+    user_agent: String,
+    /// Generation of the local chromedriver this session lives on.
+    pub(crate) driver_generation: Option<u64>,
+    /// Renders done so far.
+    pub(crate) renders: u32,
+    /// When the session was last returned to the pool.
+    pub(crate) idle_since: Instant,
+    registry: Option<PidRegistry>,
+}
+
+impl Session {
+    /// Starts a browser session with its own guard proxy.
+    pub(crate) async fn start(
+        id: u64,
+        origin: Origin<'_>,
+        guard: NetworkGuard,
+        internal: InternalPorts,
+    ) -> Result<Self, RenderError> {
+        let bind = match &origin {
+            Origin::Local { .. } => IpAddr::from([127, 0, 0, 1]),
+            Origin::Remote { proxy_bind, .. } => *proxy_bind,
+        };
+        let proxy = GuardProxy::start(bind, guard, internal.clone())
+            .await
+            .map_err(|e| RenderError::Browser(format!("guard proxy: {e}")))?;
+        let (client, browser, cdp_url, driver_generation) = match origin {
+            Origin::Local {
+                driver_url,
+                driver_generation,
+                chromium,
+            } => {
+                let browser = LocalBrowser::launch(&LaunchOptions {
+                    binary: chromium,
+                    proxy: proxy.addr(),
+                })
+                .await?;
+                internal.add(browser.devtools.port());
+                let caps = attach_capabilities(&browser.devtools.to_string());
+                let client = connect(driver_url, caps).await;
+                let client = match client {
+                    Ok(client) => client,
+                    Err(e) => {
+                        internal.remove(browser.devtools.port());
+                        return Err(e);
+                    }
+                };
+                let ws = browser.ws_url.clone();
+                (client, Some(browser), Some(ws), Some(driver_generation))
+            }
+            Origin::Remote {
+                webdriver_url,
+                proxy_advertise,
+                ..
+            } => {
+                let host = proxy_advertise
+                    .map(str::to_owned)
+                    .unwrap_or_else(|| proxy.addr().ip().to_string());
+                let proxy_url = format!("http://{}:{}", bracket(&host), proxy.addr().port());
+                let client = connect(webdriver_url, remote_capabilities(&proxy_url)).await?;
+                let ws = remote_devtools_url(&client, webdriver_url).await;
+                (client, None, ws, None)
+            }
+        };
+        let devtools_port = browser.as_ref().map(|b| b.devtools.port());
+        let mut session = Self {
+            id,
+            client,
+            proxy,
+            browser,
+            cdp: None,
+            page: None,
+            internal,
+            devtools_port,
+            user_agent: String::new(),
+            driver_generation,
+            renders: 0,
+            idle_since: Instant::now(),
+            registry: None,
+        };
+        if let Some(ws) = cdp_url {
+            match BrowserCdp::connect(&ws).await {
+                Ok(conn) => session.cdp = Some(conn),
+                Err(e) if session.browser.is_some() => return Err(e),
+                Err(e) => {
+                    tracing::info!(error = %e, "no browser-level DevTools; one render per session")
+                }
+            }
+        }
+        session.setup().await?;
+        Ok(session)
+    }
+
+    async fn setup(&mut self) -> Result<(), RenderError> {
+        let timeouts = fantoccini::wd::TimeoutConfiguration::new(
+            Some(std::time::Duration::from_secs(30)),
+            Some(std::time::Duration::from_secs(120)),
+            Some(std::time::Duration::ZERO),
+        );
+        self.client
+            .update_timeouts(timeouts)
+            .await
+            .map_err(|e| RenderError::Browser(format!("setting timeouts: {e}")))?;
+        let agent = match self.cdp.as_mut() {
+            Some(cdp) => cdp
+                .call("Browser.getVersion", json!({}))
+                .await?
+                .get("userAgent")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            None => self
+                .client
+                .execute("return navigator.userAgent", vec![])
+                .await
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned)),
+        };
+        // "HeadlessChrome" is the first thing bot walls look for.
+        self.user_agent = agent
+            .unwrap_or_default()
+            .replace("HeadlessChrome", "Chrome");
+        if self.cdp.is_some() {
+            self.switch_to_fresh_page().await?;
+        } else {
+            self.set_identity(DEFAULT_ACCEPT_LANGUAGE, None)
+                .await
+                .map_err(|f| f.error)?;
+        }
+        Ok(())
+    }
+
+    /// Lists the browser's pid in `registry` until the session is dropped.
+    pub(crate) fn set_registry(&mut self, registry: PidRegistry) {
+        self.registry = Some(registry);
+    }
+
+    /// True when this session may render again after a reset.
+    pub(crate) fn reusable(&self) -> bool {
+        self.cdp.is_some()
+    }
+
+    /// The local browser's process id.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.browser.as_ref().map(LocalBrowser::pid)
+    }
+
+    /// False when the local browser process died.
+    pub(crate) fn is_alive(&mut self) -> bool {
+        self.browser.as_mut().is_none_or(LocalBrowser::is_running)
+    }
+
+    /// Renders one page in the session's fresh context.
+    pub(crate) async fn render(&mut self, req: &RenderRequest) -> Result<Rendered, Failure> {
+        self.renders += 1;
+        self.proxy.clear_refusals();
+        if !req.languages.is_empty() || has_header(req, "user-agent") {
+            let languages = accept_language(&req.languages);
+            let agent = header_value(req, "user-agent");
+            self.set_identity(&languages, agent).await?;
+        }
+        let extra: serde_json::Map<String, Value> = req
+            .headers
+            .iter()
+            .filter(|(name, _)| !name.eq_ignore_ascii_case("user-agent"))
+            .map(|(name, value)| (name.clone(), Value::String(value.clone())))
+            .collect();
+        if !extra.is_empty() {
+            cdp::page_command(&self.client, "Network.enable", json!({}))
+                .await
+                .map_err(Failure::from_cmd("Network.enable"))?;
+            cdp::page_command(
+                &self.client,
+                "Network.setExtraHTTPHeaders",
+                json!({ "headers": extra }),
+            )
+            .await
+            .map_err(Failure::from_cmd("Network.setExtraHTTPHeaders"))?;
+        }
+        page::render(&self.client, &self.proxy, req).await
+    }
+
+    /// Wipes everything the last render left: its browser context goes
+    /// (cookies, storage, cache, service workers) and the WebDriver session
+    /// moves to a page in a fresh one.
+    pub(crate) async fn reset(&mut self) -> Result<(), RenderError> {
+        let Some(cdp) = self.cdp.as_mut() else {
+            return Err(RenderError::Browser("session cannot be reset".into()));
+        };
+        if let Some(old) = self.page.take() {
+            cdp.call(
+                "Target.disposeBrowserContext",
+                json!({ "browserContextId": old.context_id }),
+            )
+            .await?;
+        }
+        let t0 = std::time::Instant::now();
+        let r = self.switch_to_fresh_page().await;
+        eprintln!("T   switch {:?}", t0.elapsed());
+        r
+    }
+
+    /// Opens a page in a new browser context and makes it the WebDriver
+    /// session's window.
+    async fn switch_to_fresh_page(&mut self) -> Result<(), RenderError> {
+        let Some(cdp) = self.cdp.as_mut() else {
+            return Err(RenderError::Browser("no DevTools connection".into()));
+        };
+        let t0 = std::time::Instant::now();
+        let page = create_context_page(cdp, &self.user_agent).await?;
+        eprintln!("T   created {:?}", t0.elapsed());
+        let handle = WindowHandle::try_from(page.target_id.clone())
+            .map_err(|e| RenderError::Browser(format!("window handle: {e}")));
+        self.page = Some(page);
+        self.client
+            .switch_to_window(handle?)
+            .await
+            .map_err(|e| RenderError::Browser(format!("switching to the fresh page: {e}")))
+    }
+
+    /// User agent (minus "Headless") and Accept-Language for the current page.
+    async fn set_identity(&mut self, accept: &str, agent: Option<&str>) -> Result<(), Failure> {
+        let agent = agent.unwrap_or(&self.user_agent).to_owned();
+        if let (Some(cdp), Some(page)) = (self.cdp.as_mut(), self.page.as_ref()) {
+            return set_page_identity(cdp, page, &agent, accept)
+                .await
+                .map_err(|error| Failure {
+                    error,
+                    session_ok: false,
+                });
+        }
+        if agent.is_empty() {
+            return Ok(());
+        }
+        cdp::page_command(
+            &self.client,
+            "Network.setUserAgentOverride",
+            json!({ "userAgent": agent, "acceptLanguage": accept }),
+        )
+        .await
+        .map(|_| ())
+        .map_err(Failure::from_cmd("Network.setUserAgentOverride"))
+    }
+
+    /// Ends the WebDriver session, then kills the local browser (on drop).
+    pub(crate) async fn close(self) {
+        let client = self.client.clone();
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(3), client.close()).await;
+        drop(self);
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(port) = self.devtools_port {
+            self.internal.remove(port);
+        }
+        if let Some(registry) = &self.registry {
+            registry.remove(self.id);
+        }
+    }
+}
+
+/// Opens a WebDriver session (https endpoints use rustls with ring).
+async fn connect(webdriver_url: &str, caps: Capabilities) -> Result<Client, RenderError> {
+    let mut url = webdriver_url.to_owned();
+    if !url.ends_with('/') {
+        url.push('/');
+    }
+    let connector = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
+        .map_err(|e| RenderError::Browser(format!("tls: {e}")))?
+        .https_or_http()
+        .enable_http1()
+        .build();
+    let mut builder = ClientBuilder::new(connector);
+    builder.capabilities(caps);
+    builder
+        .connect(&url)
+        .await
+        .map_err(|e| RenderError::Browser(format!("WebDriver session at {webdriver_url}: {e}")))
+}
+
+/// Capabilities that attach chromedriver to a Chromium we launched.
+fn attach_capabilities(debugger_address: &str) -> Capabilities {
+    let mut caps = Capabilities::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({ "debuggerAddress": debugger_address }),
+    );
+    caps.insert("pageLoadStrategy".into(), json!("normal"));
+    caps.insert("unhandledPromptBehavior".into(), json!("dismiss"));
+    caps
+}
+
+/// Capabilities for a remote browser: our flags, our proxy.
+fn remote_capabilities(proxy_url: &str) -> Capabilities {
+    let mut caps = Capabilities::new();
+    caps.insert("browserName".into(), json!("chrome"));
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({ "args": chromium_flags(proxy_url) }),
+    );
+    caps.insert("pageLoadStrategy".into(), json!("normal"));
+    caps.insert("unhandledPromptBehavior".into(), json!("dismiss"));
+    caps
+}
+
+/// The browser-level DevTools websocket of a remote session: Selenium Grid's
+/// `se:cdp`, or chromedriver's `debuggerAddress` when chromedriver runs on
+/// this machine (anywhere else "localhost" would mean us).
+async fn remote_devtools_url(client: &Client, webdriver_url: &str) -> Option<String> {
+    let caps = client.capabilities()?;
+    if let Some(ws) = caps.get("se:cdp").and_then(Value::as_str) {
+        return Some(ws.to_owned());
+    }
+    let webdriver_is_local = url::Url::parse(webdriver_url)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_owned))
+        .is_some_and(|h| {
+            h == "localhost"
+                || h.trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback())
+        });
+    let address = caps
+        .get("goog:chromeOptions")
+        .and_then(|o| o.get("debuggerAddress"))
+        .and_then(Value::as_str)?;
+    if !webdriver_is_local {
+        return None;
+    }
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .timeout(std::time::Duration::from_secs(5))
+        .build()
+        .ok()?;
+    let version: Value = http
+        .get(format!("http://{address}/json/version"))
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    version
+        .get("webSocketDebuggerUrl")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+fn bracket(host: &str) -> String {
+    if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host.to_owned()
+    }
+}
+
+fn str_field(value: &Value, field: &str) -> Result<String, RenderError> {
+    value
+        .get(field)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .ok_or_else(|| RenderError::Browser(format!("DevTools answer without {field}: {value}")))
+}
+
+fn has_header(req: &RenderRequest, name: &str) -> bool {
+    header_value(req, name).is_some()
+}
+
+fn header_value<'a>(req: &'a RenderRequest, name: &str) -> Option<&'a str> {
+    req.headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|(_, v)| v.as_str())
+}
+
+/// `["de-DE", "en"]` → `de-DE,en;q=0.9` (the first language is preferred).
+pub(crate) fn accept_language(languages: &[String]) -> String {
+    let mut parts = Vec::new();
+    for (i, lang) in languages
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .enumerate()
+    {
+        if i == 0 {
+            parts.push(lang.to_owned());
+        } else {
+            let q = (10usize.saturating_sub(i)).max(1);
+            parts.push(format!("{lang};q=0.{q}"));
+        }
+    }
+    if parts.is_empty() {
+        DEFAULT_ACCEPT_LANGUAGE.to_owned()
+    } else {
+        parts.join(",")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn accept_language_weights_later_languages_lower() {
+        let langs = vec!["de-DE".to_owned(), "de".to_owned(), "en".to_owned()];
+        assert_eq!(accept_language(&langs), "de-DE,de;q=0.9,en;q=0.8");
+        assert_eq!(accept_language(&[]), DEFAULT_ACCEPT_LANGUAGE);
+    }
+
+    #[test]
+    fn flags_route_loopback_through_the_proxy_and_keep_the_browser_quiet() {
+        let flags = chromium_flags("http://127.0.0.1:9");
+        for needed in [
+            "--proxy-server=http://127.0.0.1:9",
+            "--proxy-bypass-list=<-loopback>",
+            "--disable-quic",
+            "--disable-background-networking",
+            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
+        ] {
+            assert!(flags.iter().any(|f| f == needed), "missing {needed}");
+        }
+    }
+}
