@@ -5,7 +5,7 @@ CARGO ?= cargo
 RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
 
-.PHONY: run test deps lint
+.PHONY: run test deps lint bench
 
 run:
 	@$(CARGO) build --release --bin webdata
@@ -37,3 +37,11 @@ lint:
 
 test: deps
 	@bash scripts/test.sh
+
+# Benchmarks on loopback (release build): scrape overhead, crawl throughput,
+# HTML -> markdown speed, sitemap parsing. Figures go in docs/benchmarks.md.
+bench:
+	$(CARGO) build --release -p webdata-worker --examples
+	./target/release/examples/crawl_bench 2000 32
+	./target/release/examples/content_speed --synthetic 300
+	./target/release/examples/sitemap_speed
