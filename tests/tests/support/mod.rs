@@ -492,3 +492,65 @@ impl Drop for Worker {
         self.kill();
     }
 }
+
+/// POSTs `size` bytes of body on a raw socket, writing in one task and
+/// reading the answer in another, so an early answer (413) is read even
+/// though the server stops reading the upload.
+pub async fn raw_post(base: &str, path: &str, key: &str, size: usize) -> Resp {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let addr = base.trim_start_matches("http://").to_string();
+    let stream = tokio::net::TcpStream::connect(&addr)
+        .await
+        .expect("connect");
+    let (mut rd, mut wr) = stream.into_split();
+    let head = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {key}\r\nContent-Type: application/json\r\nContent-Length: {size}\r\nConnection: close\r\n\r\n"
+    );
+    let writer = tokio::spawn(async move {
+        if wr.write_all(head.as_bytes()).await.is_err() {
+            return;
+        }
+        let chunk = vec![b' '; 64 * 1024];
+        let mut sent = 0;
+        while sent < size {
+            let n = chunk.len().min(size - sent);
+            if wr.write_all(&chunk[..n]).await.is_err() {
+                return;
+            }
+            sent += n;
+        }
+    });
+    let mut buf = Vec::new();
+    let _ = tokio::time::timeout(Duration::from_secs(30), rd.read_to_end(&mut buf)).await;
+    writer.abort();
+    let text = String::from_utf8_lossy(&buf).to_string();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((text.as_str(), ""));
+    let status: u16 = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let mut headers = reqwest::header::HeaderMap::new();
+    for line in head.lines().skip(1) {
+        if let Some((k, v)) = line.split_once(':') {
+            if let (Ok(k), Ok(v)) = (
+                reqwest::header::HeaderName::from_bytes(k.trim().as_bytes()),
+                reqwest::header::HeaderValue::from_str(v.trim()),
+            ) {
+                headers.insert(k, v);
+            }
+        }
+    }
+    // The body may be chunked; take the JSON object inside it.
+    let json_text = match (body.find('{'), body.rfind('}')) {
+        (Some(a), Some(b)) if b >= a => body[a..=b].to_string(),
+        _ => body.to_string(),
+    };
+    let json = serde_json::from_str(&json_text).unwrap_or(serde_json::Value::Null);
+    Resp {
+        status,
+        headers,
+        text: json_text,
+        json,
+    }
+}
