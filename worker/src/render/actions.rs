@@ -83,8 +83,13 @@ async fn run_one(client: &Client, action: &Action, latest: Instant) -> Result<()
     let selector = action.selector.as_deref().filter(|s| !s.trim().is_empty());
     match action.kind {
         ActionType::Wait => match (selector, action.ms) {
-            (Some(sel), _) => {
-                find(client, sel, latest).await.map_err(|e| match e {
+            (Some(sel), ms) => {
+                // With both, `ms` caps how long the selector is awaited.
+                let until = match ms.and_then(|ms| u64::try_from(ms).ok()) {
+                    Some(ms) => (Instant::now() + Duration::from_millis(ms)).min(latest),
+                    None => latest,
+                };
+                find(client, sel, until).await.map_err(|e| match e {
                     ActionError::Page(_) => ActionError::Page(format!(
                         "wait: selector {sel:?} did not appear before the timeout"
                     )),

@@ -288,7 +288,7 @@ impl LocalBrowser {
     /// Starts Chromium headless with a fresh profile, waits for DevTools.
     pub(crate) async fn launch(options: &LaunchOptions<'_>) -> Result<Self, RenderError> {
         let profile = fresh_profile_dir()?;
-        let mut args = super::session::chromium_flags(&format!("http://{}", options.proxy));
+        let mut args = super::webdriver::chromium_flags(&format!("http://{}", options.proxy));
         args.push(format!("--user-data-dir={}", profile.display()));
         args.push("--remote-debugging-port=0".into());
         args.push("--remote-debugging-address=127.0.0.1".into());
@@ -358,8 +358,8 @@ impl Drop for LocalBrowser {
         let cleanup = move || {
             if !profile.as_os_str().is_empty() {
                 // The group's helpers may still be writing for a moment.
-                std::thread::sleep(Duration::from_millis(200));
-                let _ = std::fs::remove_dir_all(profile);
+                std::thread::sleep(Duration::from_millis(100));
+                remove_profile(&profile);
             }
         };
         match self.child.take() {
@@ -372,6 +372,46 @@ impl Drop for LocalBrowser {
     }
 }
 
+/// Prefix of our profile directories in the temp dir (then pid, counter).
+const PROFILE_PREFIX: &str = "webdata-chromium-";
+
+/// Removes a profile and the singleton-socket directory Chromium keeps for
+/// it in the temp dir (left behind whenever Chromium is killed).
+fn remove_profile(profile: &Path) {
+    if let Ok(socket) = std::fs::read_link(profile.join("SingletonSocket")) {
+        let own_dir = socket.parent().filter(|dir| {
+            dir.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("org.chromium.Chromium."))
+        });
+        if let Some(dir) = own_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
+    let _ = std::fs::remove_dir_all(profile);
+}
+
+/// Removes profiles left by processes that died without cleaning up
+/// (a crash, SIGKILL, a test binary exiting with its pool alive).
+pub(crate) fn sweep_stale_profiles() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name.to_str().and_then(|n| n.strip_prefix(PROFILE_PREFIX)) else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        let owner_alive = pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists();
+        if !owner_alive {
+            remove_profile(&entry.path());
+        }
+    }
+}
+
 fn fresh_profile_dir() -> Result<PathBuf, RenderError> {
     use std::os::unix::fs::DirBuilderExt;
     static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -380,7 +420,7 @@ fn fresh_profile_dir() -> Result<PathBuf, RenderError> {
         .map(|d| d.subsec_nanos())
         .unwrap_or(0);
     let dir = std::env::temp_dir().join(format!(
-        "webdata-chromium-{}-{}-{nanos:08x}",
+        "{PROFILE_PREFIX}{}-{}-{nanos:08x}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
     ));

@@ -7,6 +7,14 @@
 //! browser context (its own cookies, storage and cache) that is disposed
 //! afterwards, so nothing leaks from one scrape to the next.
 //!
+//! Remote browsers (`WEBDATA_WEBDRIVER_URL`, e.g. Selenium) get the same
+//! flags and proxy through capabilities; the proxy then has to be reachable
+//! from the browser pod: bind it with `WEBDATA_BROWSER_PROXY_BIND=0.0.0.0`
+//! and advertise this worker's address with `WEBDATA_BROWSER_PROXY_ADVERTISE`.
+//! Fresh contexts need the browser-level DevTools endpoint (Selenium Grid's
+//! `se:cdp`, or a chromedriver on this machine); without it every render gets
+//! a new WebDriver session.
+//!
 //! Configuration (environment, see [`BrowserConfig::from_env`]):
 //! `WEBDATA_WEBDRIVER_URL`, `WEBDATA_BROWSER_SESSIONS`,
 //! `WEBDATA_BROWSER_ACQUIRE_TIMEOUT_MS`, `WEBDATA_CHROMIUM_PATH`,
@@ -20,6 +28,7 @@ mod page;
 mod pool;
 mod proxy;
 mod session;
+mod webdriver;
 
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
@@ -217,4 +226,52 @@ pub enum RenderError {
     /// The browser or WebDriver failed (or the page could not be loaded).
     #[error("browser error: {0}")]
     Browser(String),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_reads_the_environment_names_and_refuses_bad_values() {
+        let env = |pairs: &'static [(&'static str, &'static str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(k, _)| *k == name)
+                    .map(|(_, v)| (*v).to_owned())
+            }
+        };
+        let cfg = BrowserConfig::from_lookup(
+            NetworkGuard::default(),
+            env(&[
+                ("WEBDATA_WEBDRIVER_URL", "http://selenium:4444/wd/hub"),
+                ("WEBDATA_BROWSER_SESSIONS", "4"),
+                ("WEBDATA_BROWSER_ACQUIRE_TIMEOUT_MS", "250"),
+                ("WEBDATA_BROWSER_PROXY_BIND", "0.0.0.0"),
+                ("WEBDATA_BROWSER_PROXY_ADVERTISE", "worker-0.workers"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(
+            cfg.webdriver_url.as_deref(),
+            Some("http://selenium:4444/wd/hub")
+        );
+        assert_eq!(cfg.max_sessions, 4);
+        assert_eq!(cfg.acquire_timeout, Duration::from_millis(250));
+        assert_eq!(cfg.proxy_bind, IpAddr::from([0, 0, 0, 0]));
+        assert_eq!(cfg.proxy_advertise.as_deref(), Some("worker-0.workers"));
+
+        let defaults = BrowserConfig::from_lookup(NetworkGuard::default(), env(&[])).unwrap();
+        assert_eq!(defaults.max_sessions, 2);
+        assert_eq!(defaults.acquire_timeout, Duration::from_secs(10));
+        assert!(defaults.webdriver_url.is_none());
+
+        let bad = BrowserConfig::from_lookup(
+            NetworkGuard::default(),
+            env(&[("WEBDATA_BROWSER_SESSIONS", "0")]),
+        )
+        .unwrap_err();
+        assert!(bad.message.contains("WEBDATA_BROWSER_SESSIONS"), "{bad}");
+    }
 }

@@ -120,7 +120,6 @@ pub(crate) async fn render(
             session_ok,
         });
     }
-    eprintln!("T goto {:?}", started.elapsed());
     actions::run(client, &req.actions, req.deadline).await?;
     if let Some(wait) = req.wait_for {
         let latest = req.deadline.checked_sub(FINISH_MARGIN).unwrap_or(started);
@@ -130,7 +129,6 @@ pub(crate) async fn render(
         .execute(SNAPSHOT_JS, vec![])
         .await
         .map_err(Failure::from_cmd("reading the page"))?;
-    eprintln!("T snapshot {:?}", started.elapsed());
     let url_text = snapshot.get("url").and_then(Value::as_str).unwrap_or("");
     let final_url = Url::parse(url_text).unwrap_or_else(|_| req.url.clone());
     if let Some(refusal) = proxy.refusal_for(&final_url) {

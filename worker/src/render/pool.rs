@@ -162,6 +162,9 @@ impl BrowserPool {
             closed: AtomicBool::new(false),
             avg_render_ms: AtomicU64::new(0),
         });
+        if matches!(inner.backend, Backend::Local { .. }) {
+            tokio::task::spawn_blocking(driver::sweep_stale_profiles);
+        }
         tokio::spawn(reap_idle(Arc::downgrade(&inner)));
         Ok(Self { inner })
     }
@@ -212,8 +215,10 @@ impl BrowserPool {
             .guard
             .check_parsed(&req.url)
             .map_err(|e| RenderError::Blocked(e.to_string()))?;
+        if req.deadline <= tokio::time::Instant::now() {
+            return Err(RenderError::Timeout);
+        }
         let permit = self.acquire(req.deadline).await?;
-        eprintln!("T acquired {:?}", started.elapsed());
         let result = tokio::time::timeout_at(req.deadline, self.render_with(req, permit))
             .await
             .unwrap_or(Err(RenderError::Timeout));
@@ -269,9 +274,7 @@ impl BrowserPool {
     ) -> Result<Rendered, RenderError> {
         let mut retried = false;
         loop {
-            let t0 = std::time::Instant::now();
             let (mut session, reused) = self.checkout().await?;
-            eprintln!("T checkout {:?}", t0.elapsed());
             match session.render(req).await {
                 Ok(rendered) => {
                     self.checkin(session, permit);
@@ -361,10 +364,7 @@ impl BrowserPool {
             if !keep {
                 inner.retire(session).await;
             } else {
-                let t0 = std::time::Instant::now();
-                let r = tokio::time::timeout(RESET_TIMEOUT, session.reset()).await;
-                eprintln!("T reset {:?}", t0.elapsed());
-                match r {
+                match tokio::time::timeout(RESET_TIMEOUT, session.reset()).await {
                     Ok(Ok(())) => inner.park(session),
                     Ok(Err(e)) => {
                         tracing::warn!(error = %e, session = session.id, "could not wipe a browser session; replacing it");

@@ -8,8 +8,8 @@ use std::net::IpAddr;
 use std::path::Path;
 use std::time::Instant;
 
-use fantoccini::wd::{Capabilities, WindowHandle};
-use fantoccini::{Client, ClientBuilder};
+use fantoccini::wd::WindowHandle;
+use fantoccini::Client;
 use serde_json::{json, Value};
 
 use super::cdp::{self, BrowserCdp};
@@ -17,60 +17,12 @@ use super::driver::{LaunchOptions, LocalBrowser};
 use super::page::{self, Failure};
 use super::pool::PidRegistry;
 use super::proxy::{GuardProxy, InternalPorts};
+use super::webdriver::{
+    attach_capabilities, bracket, connect, remote_capabilities, remote_devtools_url,
+    DEFAULT_ACCEPT_LANGUAGE,
+};
 use super::{RenderError, RenderRequest, Rendered, VIEWPORT_HEIGHT, VIEWPORT_WIDTH};
 use crate::guard::NetworkGuard;
-
-/// Accept-Language when the request names no languages.
-pub(crate) const DEFAULT_ACCEPT_LANGUAGE: &str = "en-US,en";
-
-/// Flags for every Chromium we start (locally or through remote WebDriver):
-/// headless, quiet (no background traffic on a closed network) and every
-/// request through the guard proxy, loopback included.
-pub(crate) fn chromium_flags(proxy_url: &str) -> Vec<String> {
-    let mut flags: Vec<String> = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--disable-default-apps",
-        "--disable-extensions",
-        "--disable-domain-reliability",
-        "--disable-breakpad",
-        "--disable-client-side-phishing-detection",
-        "--disable-features=Translate,MediaRouter,DialMediaRouteProvider,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater,InterestFeedContentSuggestions,DnsOverHttps,WebTransport,IsolateOrigins,site-per-process,PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
-        "--no-default-browser-check",
-        "--no-pings",
-        "--metrics-recording-only",
-        "--password-store=basic",
-        "--use-mock-keychain",
-        "--mute-audio",
-        "--hide-scrollbars",
-        "--disable-dev-shm-usage",
-        "--disable-renderer-backgrounding",
-        "--disable-background-timer-throttling",
-        "--disable-backgrounding-occluded-windows",
-        "--disable-hang-monitor",
-        // One renderer per render: the page navigates inside the process of
-        // its fresh context's blank tab instead of spawning another.
-        "--disable-site-isolation-trials",
-        "--force-device-scale-factor=1",
-        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-        "--webrtc-ip-handling-policy=disable_non_proxied_udp",
-        "--proxy-bypass-list=<-loopback>",
-        "--lang=en-US",
-    ]
-    .iter()
-    .map(|s| (*s).to_owned())
-    .collect();
-    flags.push(format!("--proxy-server={proxy_url}"));
-    flags.push(format!("--accept-lang={DEFAULT_ACCEPT_LANGUAGE}"));
-    flags.push(format!("--window-size={VIEWPORT_WIDTH},{VIEWPORT_HEIGHT}"));
-    flags
-}
 
 /// A blank page in its own browser context (cookies, storage, cache),
 /// with our DevTools session attached to it.
@@ -92,7 +44,6 @@ async fn create_context_page(
         )
         .await?;
     let context_id = str_field(&context, "browserContextId")?;
-    let t0 = std::time::Instant::now();
     let created = async {
         let target = cdp
             .call(
@@ -107,7 +58,6 @@ async fn create_context_page(
             )
             .await?;
         let target_id = str_field(&target, "targetId")?;
-        eprintln!("T     target {:?}", t0.elapsed());
         let attached = cdp
             .call(
                 "Target.attachToTarget",
@@ -115,7 +65,12 @@ async fn create_context_page(
             )
             .await?;
         let cdp_session = str_field(&attached, "sessionId")?;
-        eprintln!("T     attached {:?}", t0.elapsed());
+        // A scrape never saves files.
+        cdp.call(
+            "Browser.setDownloadBehavior",
+            json!({ "behavior": "deny", "browserContextId": context_id }),
+        )
+        .await?;
         let page = ContextPage {
             context_id: context_id.clone(),
             target_id,
@@ -375,10 +330,7 @@ impl Session {
             )
             .await?;
         }
-        let t0 = std::time::Instant::now();
-        let r = self.switch_to_fresh_page().await;
-        eprintln!("T   switch {:?}", t0.elapsed());
-        r
+        self.switch_to_fresh_page().await
     }
 
     /// Opens a page in a new browser context and makes it the WebDriver
@@ -387,9 +339,7 @@ impl Session {
         let Some(cdp) = self.cdp.as_mut() else {
             return Err(RenderError::Browser("no DevTools connection".into()));
         };
-        let t0 = std::time::Instant::now();
         let page = create_context_page(cdp, &self.user_agent).await?;
-        eprintln!("T   created {:?}", t0.elapsed());
         let handle = WindowHandle::try_from(page.target_id.clone())
             .map_err(|e| RenderError::Browser(format!("window handle: {e}")));
         self.page = Some(page);
@@ -439,103 +389,6 @@ impl Drop for Session {
         if let Some(registry) = &self.registry {
             registry.remove(self.id);
         }
-    }
-}
-
-/// Opens a WebDriver session (https endpoints use rustls with ring).
-async fn connect(webdriver_url: &str, caps: Capabilities) -> Result<Client, RenderError> {
-    let mut url = webdriver_url.to_owned();
-    if !url.ends_with('/') {
-        url.push('/');
-    }
-    let connector = hyper_rustls::HttpsConnectorBuilder::new()
-        .with_provider_and_webpki_roots(rustls::crypto::ring::default_provider())
-        .map_err(|e| RenderError::Browser(format!("tls: {e}")))?
-        .https_or_http()
-        .enable_http1()
-        .build();
-    let mut builder = ClientBuilder::new(connector);
-    builder.capabilities(caps);
-    builder
-        .connect(&url)
-        .await
-        .map_err(|e| RenderError::Browser(format!("WebDriver session at {webdriver_url}: {e}")))
-}
-
-/// Capabilities that attach chromedriver to a Chromium we launched.
-fn attach_capabilities(debugger_address: &str) -> Capabilities {
-    let mut caps = Capabilities::new();
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({ "debuggerAddress": debugger_address }),
-    );
-    caps.insert("pageLoadStrategy".into(), json!("normal"));
-    caps.insert("unhandledPromptBehavior".into(), json!("dismiss"));
-    caps
-}
-
-/// Capabilities for a remote browser: our flags, our proxy.
-fn remote_capabilities(proxy_url: &str) -> Capabilities {
-    let mut caps = Capabilities::new();
-    caps.insert("browserName".into(), json!("chrome"));
-    caps.insert(
-        "goog:chromeOptions".into(),
-        json!({ "args": chromium_flags(proxy_url) }),
-    );
-    caps.insert("pageLoadStrategy".into(), json!("normal"));
-    caps.insert("unhandledPromptBehavior".into(), json!("dismiss"));
-    caps
-}
-
-/// The browser-level DevTools websocket of a remote session: Selenium Grid's
-/// `se:cdp`, or chromedriver's `debuggerAddress` when chromedriver runs on
-/// this machine (anywhere else "localhost" would mean us).
-async fn remote_devtools_url(client: &Client, webdriver_url: &str) -> Option<String> {
-    let caps = client.capabilities()?;
-    if let Some(ws) = caps.get("se:cdp").and_then(Value::as_str) {
-        return Some(ws.to_owned());
-    }
-    let webdriver_is_local = url::Url::parse(webdriver_url)
-        .ok()
-        .and_then(|u| u.host_str().map(str::to_owned))
-        .is_some_and(|h| {
-            h == "localhost"
-                || h.trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .parse::<IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback())
-        });
-    let address = caps
-        .get("goog:chromeOptions")
-        .and_then(|o| o.get("debuggerAddress"))
-        .and_then(Value::as_str)?;
-    if !webdriver_is_local {
-        return None;
-    }
-    let http = reqwest::Client::builder()
-        .no_proxy()
-        .timeout(std::time::Duration::from_secs(5))
-        .build()
-        .ok()?;
-    let version: Value = http
-        .get(format!("http://{address}/json/version"))
-        .send()
-        .await
-        .ok()?
-        .json()
-        .await
-        .ok()?;
-    version
-        .get("webSocketDebuggerUrl")
-        .and_then(Value::as_str)
-        .map(str::to_owned)
-}
-
-fn bracket(host: &str) -> String {
-    if host.contains(':') && !host.starts_with('[') {
-        format!("[{host}]")
-    } else {
-        host.to_owned()
     }
 }
 
@@ -590,19 +443,5 @@ mod tests {
         let langs = vec!["de-DE".to_owned(), "de".to_owned(), "en".to_owned()];
         assert_eq!(accept_language(&langs), "de-DE,de;q=0.9,en;q=0.8");
         assert_eq!(accept_language(&[]), DEFAULT_ACCEPT_LANGUAGE);
-    }
-
-    #[test]
-    fn flags_route_loopback_through_the_proxy_and_keep_the_browser_quiet() {
-        let flags = chromium_flags("http://127.0.0.1:9");
-        for needed in [
-            "--proxy-server=http://127.0.0.1:9",
-            "--proxy-bypass-list=<-loopback>",
-            "--disable-quic",
-            "--disable-background-networking",
-            "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
-        ] {
-            assert!(flags.iter().any(|f| f == needed), "missing {needed}");
-        }
     }
 }
