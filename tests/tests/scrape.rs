@@ -599,3 +599,56 @@ async fn site_markdown_is_used_when_served_and_good() {
         .expect("md")
         .contains("Gärten im Herbst"));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn one_shot_cli_scrapes_without_a_server() {
+    let site = site().await;
+    let url = site.url("/artikel/herbst");
+    let run = |args: Vec<String>| {
+        std::process::Command::new(support::binary("webdata"))
+            .args(args)
+            .env("WEBDATA_ALLOW_PRIVATE_NETWORKS", "127.0.0.2")
+            .output()
+            .expect("run webdata scrape")
+    };
+    let out = tokio::task::spawn_blocking({
+        let url = url.clone();
+        move || run(vec!["scrape".into(), url])
+    })
+    .await
+    .expect("join");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        md.contains("# Gärten im Herbst") && !md.contains("Wir verwenden Cookies"),
+        "{md}"
+    );
+    let out = tokio::task::spawn_blocking({
+        let url = url.clone();
+        move || {
+            run(vec![
+                "scrape".into(),
+                url,
+                "--json".into(),
+                "-f".into(),
+                "links,metadata".into(),
+            ])
+        }
+    })
+    .await
+    .expect("join");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["metadata"]["language"], "de");
+    assert!(doc["links"].as_array().is_some_and(|l| !l.is_empty()));
+    // Refusals exit non-zero with the error code.
+    let out =
+        tokio::task::spawn_blocking(move || run(vec!["scrape".into(), "http://10.0.0.1/".into()]))
+            .await
+            .expect("join");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("blocked_url"));
+}

@@ -40,6 +40,7 @@ pub struct Scraped {
 pub struct Engine {
     fetcher: Fetcher,
     robots: Arc<RobotsCache>,
+    browser: Option<crate::render::BrowserPool>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -134,7 +135,19 @@ impl Engine {
         Ok(Engine {
             fetcher,
             robots: Arc::new(RobotsCache::default()),
+            browser: None,
         })
+    }
+
+    /// The same engine rendering with `pool` (the render tier).
+    pub fn with_browser(mut self, pool: Option<crate::render::BrowserPool>) -> Self {
+        self.browser = pool;
+        self
+    }
+
+    /// The browser pool, when one is configured.
+    pub fn browser(&self) -> Option<&crate::render::BrowserPool> {
+        self.browser.as_ref()
     }
 
     /// robots.txt rules for the URL's origin (cached per host).
@@ -157,10 +170,28 @@ impl Engine {
             .guard()
             .check_url(req.url.trim())
             .map_err(|e| ScrapeFailure::new(ErrorCode::BlockedUrl, e.to_string()))?;
-        if opts.tier() == Tier::Render {
+        let formats_now = opts.formats();
+        if formats_now
+            .iter()
+            .any(|f| matches!(f, Format::Screenshot | Format::ScreenshotFull))
+        {
+            return Err(ScrapeFailure::new(
+                ErrorCode::NotImplemented,
+                "the screenshot formats are not available yet (they need the blob store and signed URLs)",
+            ));
+        }
+        let needs_browser_input =
+            opts.actions.as_ref().is_some_and(|a| !a.is_empty()) || opts.wait_for.is_some();
+        let render_first =
+            opts.tier() == Tier::Render || (opts.tier() == Tier::Auto && needs_browser_input);
+        if render_first && self.browser.is_none() {
             return Err(ScrapeFailure::new(
                 ErrorCode::NotConfigured,
-                "the render tier needs a browser, and none is configured on this deployment",
+                if opts.tier() == Tier::Render {
+                    "the render tier needs a browser, and none is configured on this deployment (set WEBDATA_WEBDRIVER_URL or install chromium and chromium-driver)"
+                } else {
+                    "actions and waitFor need a browser, and none is configured on this deployment"
+                },
             ));
         }
         if !opts.ignore_robots.unwrap_or(false) {
@@ -230,13 +261,118 @@ impl Engine {
                 return self.build(req, &formats, resp).await;
             }
         }
+        if render_first {
+            let why = if opts.tier() == Tier::Render {
+                "tier render was requested"
+            } else {
+                "the request has actions or waitFor, which need a browser"
+            };
+            return self
+                .render(req, &formats, &url, deadline, vec![], why)
+                .await;
+        }
         let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&fetch))
             .await
             .map_err(|_| {
                 ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}"))
             })?
             .map_err(fetch_failure)?;
-        self.build(req, &formats, resp).await
+        let fetched = self.build(req, &formats, resp).await?;
+        let js = fetched
+            .document
+            .quality
+            .as_ref()
+            .is_some_and(|q| q.issues.contains(&QualityIssue::JsRequired));
+        if opts.tier() == Tier::Auto && js {
+            if self.browser.is_some() {
+                let escalations = vec!["render".to_string()];
+                let why = "the fetched page needs JavaScript (a script shell, or thin text under heavy scripts); rendered it in a browser";
+                return self
+                    .render(req, &formats, &url, deadline, escalations, why)
+                    .await;
+            }
+            let mut fetched = fetched;
+            if let Some(q) = fetched.document.quality.as_mut() {
+                q.reason = Some("the page needs JavaScript, but no browser is configured on this deployment; returned the fetched HTML".into());
+            }
+            return Ok(fetched);
+        }
+        Ok(fetched)
+    }
+
+    /// Renders the page in the browser and runs it through the same content
+    /// pipeline, quality checks and billing as a fetched page.
+    async fn render(
+        &self,
+        req: &ScrapeRequest,
+        formats: &[Format],
+        url: &url::Url,
+        deadline: Instant,
+        escalations: Vec<String>,
+        why: &str,
+    ) -> Result<Scraped, ScrapeFailure> {
+        use crate::render::{RenderError, RenderRequest};
+        let Some(pool) = &self.browser else {
+            return Err(ScrapeFailure::new(
+                ErrorCode::NotConfigured,
+                "no browser is configured on this deployment",
+            ));
+        };
+        let opts = &req.options;
+        let rr = RenderRequest {
+            url: url.clone(),
+            headers: opts
+                .headers
+                .as_ref()
+                .map(|h| h.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+                .unwrap_or_default(),
+            languages: opts
+                .location
+                .as_ref()
+                .and_then(|l| l.languages.clone())
+                .unwrap_or_default(),
+            actions: opts.actions.clone().unwrap_or_default(),
+            wait_for: opts
+                .wait_for
+                .map(|ms| Duration::from_millis(ms.max(0) as u64)),
+            deadline,
+            screenshot: None,
+        };
+        let rendered = pool.render(&rr).await.map_err(|e| match e {
+            RenderError::NotAvailable(m) => ScrapeFailure::new(ErrorCode::NotConfigured, m),
+            RenderError::Capacity { retry_after_ms } => ScrapeFailure {
+                code: ErrorCode::CapacityExceeded,
+                message: format!("all browser sessions are busy; retry after {retry_after_ms} ms (the site did not block you)"),
+            },
+            RenderError::Timeout => ScrapeFailure::new(ErrorCode::Timeout, format!("timed out rendering {url}")),
+            RenderError::Blocked(m) => ScrapeFailure::new(ErrorCode::BlockedUrl, m),
+            RenderError::ActionFailed { index, message } => {
+                ScrapeFailure::new(ErrorCode::FetchFailed, format!("`actions[{index}]` failed: {message}"))
+            }
+            RenderError::Browser(m) => ScrapeFailure::new(ErrorCode::FetchFailed, format!("the browser failed: {m}")),
+        })?;
+        let html = rendered.html;
+        let resp = FetchResponse {
+            final_url: rendered.final_url,
+            status: rendered.status.unwrap_or(200),
+            headers: Default::default(),
+            content_type: Some("text/html".into()),
+            body: html.clone().into_bytes(),
+            text: Some(html),
+            encoding: Some("UTF-8"),
+            truncated: false,
+            elapsed: rendered.elapsed,
+        };
+        let mut scraped = self.build(req, formats, resp).await?;
+        scraped.document.tier = Some("render".into());
+        if let Some(q) = scraped.document.quality.as_mut() {
+            q.escalations = escalations;
+            q.issues.retain(|i| *i != QualityIssue::JsRequired);
+            if scraped.billable {
+                q.reason = Some(why.to_string());
+            }
+        }
+        Ok(scraped)
     }
 
     async fn build(

@@ -30,7 +30,16 @@ pub async fn readyz(State(app): State<AppState>) -> Response {
 pub async fn metrics(State(app): State<AppState>) -> Response {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        app.metrics.render(),
+        {
+            let mut text = app.metrics.render();
+            if let Some(b) = app.engine.browser() {
+                text.push_str(&format!(
+                    "# TYPE webdata_browser_sessions_started_total counter\nwebdata_browser_sessions_started_total {}\n",
+                    b.sessions_started()
+                ));
+            }
+            text
+        },
     )
         .into_response()
 }

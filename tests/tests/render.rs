@@ -1,0 +1,160 @@
+//! Issue 4 through the API, with real Chromium via chromedriver (installed
+//! by `make test`): tier render, auto escalation, actions, and what a
+//! deployment without a browser answers.
+
+mod support;
+
+use axum::response::Html;
+use axum::routing::get;
+use serde_json::json;
+use support::{Db, Server, ServerOptions, Site};
+
+const JS_ONLY: &str = r#"<!doctype html><html><head><title>App</title>
+<script src="/vendor.js"></script><script src="/app.js"></script><script src="/runtime.js"></script></head>
+<body><noscript>You need to enable JavaScript to run this app.</noscript><div id="root"></div>
+<script>document.getElementById('root').innerHTML = '<main><h1>Rendered heading</h1><p>This paragraph was written by a script, so only a browser sees it, and it has enough words to be real content.</p></main>';</script>
+</body></html>"#;
+
+const CLICK: &str = r#"<!doctype html><html><head><title>Click</title></head><body><main><h1>Click page</h1>
+<p>The button below reveals a hidden paragraph that only exists after the click happens in a browser.</p>
+<button id="more" onclick="document.getElementById('out').textContent='Revealed after the click, with enough words to see.'">More</button>
+<p id="out"></p></main></body></html>"#;
+
+const STATIC: &str = "<!doctype html><html><head><title>Static</title></head><body><main><h1>Static</h1><p>A plain page whose text is all in the HTML, so no browser is ever needed to read it properly.</p></main></body></html>";
+
+async fn site() -> Site {
+    Site::serve(
+        axum::Router::new()
+            .route("/js", get(|| async { Html(JS_ONLY) }))
+            .route("/click", get(|| async { Html(CLICK) }))
+            .route("/static", get(|| async { Html(STATIC) }))
+            .route("/vendor.js", get(|| async { "" }))
+            .route("/app.js", get(|| async { "" }))
+            .route("/runtime.js", get(|| async { "" })),
+    )
+    .await
+}
+
+fn sessions(metrics: &str) -> i64 {
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("webdata_browser_sessions_started_total "))
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(-1)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn auto_escalates_js_pages_renders_actions_and_leaves_static_pages_alone() {
+    assert!(
+        std::path::Path::new("/usr/bin/chromedriver").exists(),
+        "chromedriver is missing: run `make test`, which installs chromium and chromium-driver"
+    );
+    let s = Server::start(Db::Sqlite).await;
+    let site = site().await;
+    let metrics = || async {
+        support::Resp::from(s.http.get(s.url("/metrics")).send().await.expect("metrics"))
+            .await
+            .text
+    };
+    // A static page under auto never starts a browser.
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/static")}))
+        .await;
+    assert_eq!(r.json["data"]["tier"], "fetch", "{}", r.text);
+    assert_eq!(
+        sessions(&metrics().await),
+        0,
+        "no browser for a static page"
+    );
+    // The fetch tier sees an empty shell.
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/js"), "tier": "fetch"}),
+        )
+        .await;
+    assert!(
+        !r.json["data"]["markdown"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Rendered heading"),
+        "{}",
+        r.text
+    );
+    assert!(r.json["data"]["quality"]["issues"]
+        .as_array()
+        .expect("issues")
+        .iter()
+        .any(|i| i == "js_required"));
+    // Auto escalates and says so.
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/js"), "maxAge": 0}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["data"]["tier"], "render", "{}", r.text);
+    assert!(r.json["data"]["markdown"]
+        .as_str()
+        .expect("md")
+        .contains("Rendered heading"));
+    assert_eq!(r.json["data"]["quality"]["escalations"], json!(["render"]));
+    assert!(r.json["data"]["quality"]["reason"]
+        .as_str()
+        .is_some_and(|m| m.contains("JavaScript")));
+    assert_eq!(r.json["credits_used"], 1, "1 credit, browser included");
+    assert!(sessions(&metrics().await) >= 1);
+    // Tier render and a click action.
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/click"), "tier": "render", "actions": [{"type": "click", "selector": "#more"}]}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert!(
+        r.json["data"]["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("Revealed after the click"),
+        "{}",
+        r.text
+    );
+    // A failing action names itself; nothing is charged.
+    let before = s.credits().await;
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/click"), "timeout": 5000, "actions": [{"type": "wait", "selector": "#never", "ms": 500}]}))
+        .await;
+    assert!(r.status >= 400, "{}", r.text);
+    assert!(r.message().contains("actions[0]"), "{}", r.message());
+    assert_eq!(s.credits().await, before);
+    // Screenshots are not built yet.
+    s.post(
+        "/v1/scrape",
+        json!({"url": site.url("/static"), "formats": ["screenshot"]}),
+    )
+    .await
+    .assert_error(501, "not_implemented");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn without_a_browser_render_is_not_configured_and_auto_keeps_the_fetch() {
+    let s = Server::start_with(ServerOptions::new(Db::Sqlite).env("WEBDATA_BROWSER", "off")).await;
+    let site = site().await;
+    s.post(
+        "/v1/scrape",
+        json!({"url": site.url("/static"), "tier": "render"}),
+    )
+    .await
+    .assert_error(501, "not_configured");
+    s.post(
+        "/v1/scrape",
+        json!({"url": site.url("/static"), "actions": [{"type": "press", "key": "Enter"}]}),
+    )
+    .await
+    .assert_error(501, "not_configured");
+    let r = s.post("/v1/scrape", json!({"url": site.url("/js")})).await;
+    assert_eq!(r.json["data"]["tier"], "fetch");
+    assert!(
+        r.json["data"]["quality"]["reason"]
+            .as_str()
+            .is_some_and(|m| m.contains("no browser")),
+        "{}",
+        r.text
+    );
+}
