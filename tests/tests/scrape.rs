@@ -361,7 +361,12 @@ async fn quality_issues_and_what_they_cost() {
             })
             .unwrap_or_default()
     };
-    let spa = s.post("/v1/scrape", json!({"url": site.url("/spa")})).await;
+    let spa = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/spa"), "tier": "fetch"}),
+        )
+        .await;
     assert_eq!(spa.status, 200, "{}", spa.text);
     assert!(
         issues(&spa).contains(&"js_required".to_string()),

@@ -367,8 +367,13 @@ impl Engine {
         scraped.document.tier = Some("render".into());
         if let Some(q) = scraped.document.quality.as_mut() {
             q.escalations = escalations;
-            q.issues.retain(|i| *i != QualityIssue::JsRequired);
-            if scraped.billable {
+            // The rendered page's own verdict stands: a shell that stays
+            // empty in the browser keeps `js_required`.
+            if q.issues.contains(&QualityIssue::JsRequired)
+                || q.issues.contains(&QualityIssue::ThinContent)
+            {
+                q.reason = Some(format!("{why}; the rendered page still has little content"));
+            } else if scraped.billable {
                 q.reason = Some(why.to_string());
             }
         }
