@@ -1,6 +1,7 @@
 //! Issue 5, black-box: crawls through the real binary against sites served
 //! on loopback, on SQLite and on PostgreSQL.
 
+#[macro_use]
 mod support;
 
 use axum::extract::Path;
@@ -132,13 +133,6 @@ fn urls(docs: &[serde_json::Value]) -> Vec<String> {
         .collect();
     u.sort();
     u
-}
-
-macro_rules! on_both {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Sqlite).await } )* }
-        mod postgres { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Postgres).await } )* }
-    };
 }
 
 on_both!(

@@ -2,6 +2,7 @@
 //! rate and concurrency limits, idempotency, keys, OpenAPI and operations —
 //! each against SQLite and against PostgreSQL.
 
+#[macro_use]
 mod support;
 
 use axum::routing::get;
@@ -9,13 +10,6 @@ use reqwest::Method;
 use serde_json::json;
 use std::time::Duration;
 use support::{article_page, Db, Server, ServerOptions, Site};
-
-macro_rules! on_both {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Sqlite).await } )* }
-        mod postgres { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Postgres).await } )* }
-    };
-}
 
 on_both!(
     auth_refuses_missing_malformed_unknown_revoked_and_expired_keys,

@@ -2,6 +2,7 @@
 //! verified here by an independent verifier, with the retry schedule on a
 //! scaled clock, 410, dead letters, re-drive, endpoints and secret rotation.
 
+#[macro_use]
 mod support;
 
 use axum::body::Bytes;
@@ -165,13 +166,6 @@ async fn wait_for(rx: &Receiver, path: &str, n: usize, secs: u64) -> Vec<Receive
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-}
-
-macro_rules! on_both {
-    ($($name:ident),* $(,)?) => {
-        mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Sqlite).await } )* }
-        mod postgres { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Postgres).await } )* }
-    };
 }
 
 on_both!(

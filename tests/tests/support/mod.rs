@@ -12,6 +12,16 @@ use webdata_core::Store;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token";
 
+/// Generates `mod sqlite { … }` and `mod postgres { … }` tests that call
+/// each named `async fn name(db: Db)` with that store.
+#[macro_export]
+macro_rules! on_both {
+    ($($name:ident),* $(,)?) => {
+        mod sqlite { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Sqlite).await } )* }
+        mod postgres { $( #[tokio::test(flavor = "multi_thread", worker_threads = 4)] async fn $name() { super::$name(super::Db::Postgres).await } )* }
+    };
+}
+
 /// Which store a server runs on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Db {
@@ -73,6 +83,34 @@ pub fn binary(name: &str) -> PathBuf {
         path.display()
     );
     path
+}
+
+/// Collects a child's stderr lines in the background and sends the rest of
+/// the first line that starts with `ready` (the readiness signal).
+fn follow_stderr(
+    mut child: Child,
+    ready: &'static str,
+) -> (
+    Child,
+    Arc<Mutex<Vec<String>>>,
+    std::sync::mpsc::Receiver<String>,
+) {
+    let stderr = child.stderr.take().expect("stderr");
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let (tx, rx) = std::sync::mpsc::channel();
+    let log2 = log.clone();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if let Some(rest) = line.strip_prefix(ready) {
+                if let Some(tx) = tx.take() {
+                    let _ = tx.send(rest.trim().to_string());
+                }
+            }
+            log2.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+        }
+    });
+    (child, log, rx)
 }
 
 /// A running `webdata serve`.
@@ -138,22 +176,8 @@ impl Server {
         for (k, v) in &opts.env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn webdata");
-        let stderr = child.stderr.take().expect("stderr");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let log2 = log.clone();
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if let Some(addr) = line.strip_prefix("webdata listening on ") {
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(addr.trim().to_string());
-                    }
-                }
-                log2.lock().unwrap_or_else(|p| p.into_inner()).push(line);
-            }
-        });
+        let child = cmd.spawn().expect("spawn webdata");
+        let (mut child, log, rx) = follow_stderr(child, "webdata listening on ");
         let base = match rx.recv_timeout(Duration::from_secs(60)) {
             Ok(b) => b,
             Err(_) => {
@@ -439,22 +463,8 @@ impl Worker {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let mut child = cmd.spawn().expect("spawn webdata-worker");
-        let stderr = child.stderr.take().expect("stderr");
-        let log = Arc::new(Mutex::new(Vec::new()));
-        let (tx, rx) = std::sync::mpsc::channel();
-        let log2 = log.clone();
-        std::thread::spawn(move || {
-            let mut tx = Some(tx);
-            for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-                if line.starts_with("webdata-worker ready") {
-                    if let Some(tx) = tx.take() {
-                        let _ = tx.send(());
-                    }
-                }
-                log2.lock().unwrap_or_else(|p| p.into_inner()).push(line);
-            }
-        });
+        let child = cmd.spawn().expect("spawn webdata-worker");
+        let (mut child, log, rx) = follow_stderr(child, "webdata-worker ready");
         if rx.recv_timeout(Duration::from_secs(60)).is_err() {
             let _ = child.kill();
             panic!(
