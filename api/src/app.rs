@@ -95,6 +95,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/healthz", get(ops::healthz))
         .route("/readyz", get(ops::readyz))
         .route("/metrics", get(ops::metrics))
+        .route("/v1/blobs/{file}", get(crate::routes::blobs::get))
         .route(
             "/v1/openapi.json",
             get(|| async { axum::Json(crate::openapi::document()) }),

@@ -371,7 +371,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logs(&args.log_format);
     let store = open(&args.store).await?;
     let shown_key = bootstrap(&store, &args).await?;
-    let config = Arc::new(Config::from_args(&args));
+    let mut config = Config::from_args(&args);
+    config.blob_key = store
+        .setting_or_init("blob_signing_key", || webdata_core::store::generate_key())
+        .await?;
+    let config = Arc::new(config);
     let guard =
         webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
@@ -446,6 +450,9 @@ fn spawn_janitor(store: Store, request_timeout_ms: i64) {
                 .await
             {
                 tracing::warn!(error = %e, "sweep failed");
+            }
+            if let Err(e) = store.sweep_blobs().await {
+                tracing::warn!(error = %e, "sweeping expired blobs failed");
             }
             if let Err(e) = store.cache_sweep(SCRAPE_CACHE_KEEP_MS).await {
                 tracing::warn!(error = %e, "sweeping the scrape cache failed");

@@ -52,6 +52,12 @@ pub struct ServeArgs {
     /// Multiplies webhook retry delays (10 s, 20 s, … 1 h); tests use e.g. 0.001.
     #[arg(long, env = "WEBDATA_WEBHOOK_DELAY_SCALE", default_value_t = 1.0)]
     pub webhook_delay_scale: f64,
+    /// Base URL clients reach this service at, for screenshot links (default: the request's Host).
+    #[arg(long, env = "WEBDATA_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// How long screenshot links work (ms).
+    #[arg(long, env = "WEBDATA_SCREENSHOT_TTL_MS", default_value_t = 86_400_000)]
+    pub screenshot_ttl_ms: i64,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,
@@ -64,6 +70,10 @@ pub struct Config {
     pub request_timeout: Duration,
     pub sse_keepalive: Duration,
     pub sse_poll: Duration,
+    pub public_url: Option<String>,
+    pub screenshot_ttl_ms: i64,
+    /// Key signing blob links (kept in the store, shared by replicas).
+    pub blob_key: String,
 }
 
 impl Config {
@@ -74,6 +84,9 @@ impl Config {
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1000)),
             sse_keepalive: Duration::from_millis(a.sse_keepalive_ms.max(100)),
             sse_poll: crate::routes::crawl::DEFAULT_SSE_POLL,
+            public_url: a.public_url.clone().filter(|u| !u.is_empty()),
+            screenshot_ttl_ms: a.screenshot_ttl_ms.max(1000),
+            blob_key: String::new(),
         }
     }
 }

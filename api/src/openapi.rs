@@ -177,6 +177,22 @@ pub fn document() -> Value {
                     "responses": events_responses
                 }
             },
+            "/v1/blobs/{file}": {
+                "get": {
+                    "operationId": "getBlob",
+                    "summary": "A screenshot behind a signed link (the link is the credential; it expires after 24 hours).",
+                    "security": [],
+                    "parameters": [
+                        { "name": "file", "in": "path", "required": true, "schema": { "type": "string" } },
+                        { "name": "expires", "in": "query", "required": true, "schema": { "type": "integer" } },
+                        { "name": "sig", "in": "query", "required": true, "schema": { "type": "string" } }
+                    ],
+                    "responses": {
+                        "200": { "description": "The PNG.", "content": { "image/png": { "schema": { "type": "string", "format": "binary" } } } },
+                        "404": { "description": "Error: not_found (invalid or expired link)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ErrorResponse" } } } }
+                    }
+                }
+            },
             "/v1/team/credit-usage": {
                 "get": {
                     "operationId": "creditUsage",

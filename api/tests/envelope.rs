@@ -28,6 +28,9 @@ async fn state(timeout: Duration) -> AppState {
             request_timeout: timeout,
             sse_keepalive: Duration::from_secs(15),
             sse_poll: Duration::from_millis(200),
+            public_url: None,
+            screenshot_ttl_ms: 86_400_000,
+            blob_key: "test".into(),
         }),
         metrics: Arc::new(Metrics::default()),
         engine: webdata_worker::scrape::Engine::new(

@@ -71,6 +71,7 @@ contract!(
     a_lost_lease_is_not_stored_or_charged_twice,
     crawl_stops_charging_when_credits_run_out,
     cancel_drops_queued_urls_and_later_pages,
+    blobs_round_trip_expire_and_settings_stick,
 );
 
 async fn org(store: &Store, credits: i64) -> String {
@@ -791,4 +792,19 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
             .expect("start"),
         "a cancelled crawl never starts"
     );
+}
+
+async fn blobs_round_trip_expire_and_settings_stick(store: Store) {
+    let bytes: Vec<u8> = (0..=255u8).chain([0, 0x89, b'P', b'N', b'G']).collect();
+    let (id, expires) = store.put_blob("org_x", "image/png", &bytes, 60_000).await.expect("put");
+    assert!(expires > webdata_core::store::now_ms());
+    let blob = store.get_blob(&id).await.expect("get").expect("present");
+    assert_eq!((blob.content_type.as_str(), blob.data), ("image/png", bytes));
+    let (short, _) = store.put_blob("org_x", "image/png", b"x", 1).await.expect("put");
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    assert!(store.get_blob(&short).await.expect("get").is_none(), "expired blobs are not served");
+    assert_eq!(store.sweep_blobs().await.expect("sweep"), 1);
+    let a = store.setting_or_init("k", || "first".into()).await.expect("a");
+    let b = store.setting_or_init("k", || "second".into()).await.expect("b");
+    assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
 }

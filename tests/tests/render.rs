@@ -22,12 +22,26 @@ const CLICK: &str = r#"<!doctype html><html><head><title>Click</title></head><bo
 
 const STATIC: &str = "<!doctype html><html><head><title>Static</title></head><body><main><h1>Static</h1><p>A plain page whose text is all in the HTML, so no browser is ever needed to read it properly.</p></main></body></html>";
 
+const TALL: &str = "<!doctype html><html><head><title>Tall</title></head><body style=\"margin:0\"><main><h1>Tall page</h1><p>A page that is much taller than the viewport, so a full-page screenshot is taller too.</p><div style=\"height:3000px;background:linear-gradient(#fff,#39f)\"></div></main></body></html>";
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(bytes: &[u8]) -> (u32, u32) {
+    assert!(
+        bytes.len() > 24 && &bytes[..8] == b"\x89PNG\r\n\x1a\n",
+        "not a PNG"
+    );
+    let w = u32::from_be_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]);
+    let h = u32::from_be_bytes([bytes[20], bytes[21], bytes[22], bytes[23]]);
+    (w, h)
+}
+
 async fn site() -> Site {
     Site::serve(
         axum::Router::new()
             .route("/js", get(|| async { Html(JS_ONLY) }))
             .route("/click", get(|| async { Html(CLICK) }))
             .route("/static", get(|| async { Html(STATIC) }))
+            .route("/tall", get(|| async { Html(TALL) }))
             .route("/vendor.js", get(|| async { "" }))
             .route("/app.js", get(|| async { "" }))
             .route("/runtime.js", get(|| async { "" })),
@@ -123,13 +137,6 @@ async fn auto_escalates_js_pages_renders_actions_and_leaves_static_pages_alone()
     assert!(r.status >= 400, "{}", r.text);
     assert!(r.message().contains("actions[0]"), "{}", r.message());
     assert_eq!(s.credits().await, before);
-    // Screenshots are not built yet.
-    s.post(
-        "/v1/scrape",
-        json!({"url": site.url("/static"), "formats": ["screenshot"]}),
-    )
-    .await
-    .assert_error(501, "not_implemented");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -157,4 +164,78 @@ async fn without_a_browser_render_is_not_configured_and_auto_keeps_the_fetch() {
         "{}",
         r.text
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn screenshots_are_signed_links_that_expire() {
+    let s =
+        Server::start_with(ServerOptions::new(Db::Sqlite).env("WEBDATA_SCREENSHOT_TTL_MS", "4000"))
+            .await;
+    let site = site().await;
+    let view = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/tall"), "formats": ["markdown", "screenshot"]}),
+        )
+        .await;
+    assert_eq!(view.status, 200, "{}", view.text);
+    assert_eq!(view.json["data"]["tier"], "render");
+    assert_eq!(view.json["credits_used"], 1);
+    let link = view.json["data"]["screenshot"]
+        .as_str()
+        .expect("screenshot link")
+        .to_string();
+    assert!(link.contains("sig=") && link.contains("expires="), "{link}");
+    let png = reqwest::get(&link).await.expect("get");
+    assert_eq!(png.status(), 200, "a signed link needs no API key: {link}");
+    assert_eq!(
+        png.headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok()),
+        Some("image/png")
+    );
+    let (w, h) = png_size(&png.bytes().await.expect("bytes"));
+    assert!(
+        (1200..=1300).contains(&w) && (700..=820).contains(&h),
+        "viewport {w}x{h}"
+    );
+    let full = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/tall"), "formats": ["screenshotFull"]}),
+        )
+        .await;
+    let flink = full.json["data"]["screenshot"]
+        .as_str()
+        .expect("link")
+        .to_string();
+    let (fw, fh) = png_size(
+        &reqwest::get(&flink)
+            .await
+            .expect("get")
+            .bytes()
+            .await
+            .expect("bytes"),
+    );
+    assert!(fw >= 1200 && fh >= 3000, "full page {fw}x{fh}");
+    // A tampered link is refused in the error envelope.
+    let bad = support::Resp::from(
+        reqwest::get(link.replace("sig=", "sig=0"))
+            .await
+            .expect("get"),
+    )
+    .await;
+    bad.assert_error(404, "not_found");
+    let forged = support::Resp::from(
+        reqwest::get(link.replace("expires=", "expires=9"))
+            .await
+            .expect("get"),
+    )
+    .await;
+    forged.assert_error(404, "not_found");
+    // And the link stops working when it expires.
+    tokio::time::sleep(std::time::Duration::from_millis(4200)).await;
+    support::Resp::from(reqwest::get(&link).await.expect("get"))
+        .await
+        .assert_error(404, "not_found");
 }

@@ -33,6 +33,9 @@ impl ScrapeFailure {
 pub struct Scraped {
     pub document: Document,
     pub billable: bool,
+    /// PNG bytes when a screenshot format was asked for (the API stores
+    /// them and puts a signed URL in `document.screenshot`).
+    pub screenshot: Option<Vec<u8>>,
 }
 
 /// The shared engine; cheap to clone.
@@ -171,17 +174,12 @@ impl Engine {
             .check_url(req.url.trim())
             .map_err(|e| ScrapeFailure::new(ErrorCode::BlockedUrl, e.to_string()))?;
         let formats_now = opts.formats();
-        if formats_now
+        let wants_screenshot = formats_now
             .iter()
-            .any(|f| matches!(f, Format::Screenshot | Format::ScreenshotFull))
-        {
-            return Err(ScrapeFailure::new(
-                ErrorCode::NotImplemented,
-                "the screenshot formats are not available yet (they need the blob store and signed URLs)",
-            ));
-        }
-        let needs_browser_input =
-            opts.actions.as_ref().is_some_and(|a| !a.is_empty()) || opts.wait_for.is_some();
+            .any(|f| matches!(f, Format::Screenshot | Format::ScreenshotFull));
+        let needs_browser_input = opts.actions.as_ref().is_some_and(|a| !a.is_empty())
+            || opts.wait_for.is_some()
+            || wants_screenshot;
         let render_first =
             opts.tier() == Tier::Render || (opts.tier() == Tier::Auto && needs_browser_input);
         if render_first && self.browser.is_none() {
@@ -190,7 +188,7 @@ impl Engine {
                 if opts.tier() == Tier::Render {
                     "the render tier needs a browser, and none is configured on this deployment (set WEBDATA_WEBDRIVER_URL or install chromium and chromium-driver)"
                 } else {
-                    "actions and waitFor need a browser, and none is configured on this deployment"
+                    "actions, waitFor and screenshots need a browser, and none is configured on this deployment"
                 },
             ));
         }
@@ -336,7 +334,13 @@ impl Engine {
                 .wait_for
                 .map(|ms| Duration::from_millis(ms.max(0) as u64)),
             deadline,
-            screenshot: None,
+            screenshot: if formats.contains(&Format::ScreenshotFull) {
+                Some(crate::render::ScreenshotKind::FullPage)
+            } else if formats.contains(&Format::Screenshot) {
+                Some(crate::render::ScreenshotKind::Viewport)
+            } else {
+                None
+            },
         };
         let rendered = pool.render(&rr).await.map_err(|e| match e {
             RenderError::NotAvailable(m) => ScrapeFailure::new(ErrorCode::NotConfigured, m),
@@ -351,6 +355,7 @@ impl Engine {
             }
             RenderError::Browser(m) => ScrapeFailure::new(ErrorCode::FetchFailed, format!("the browser failed: {m}")),
         })?;
+        let png = rendered.screenshot_png;
         let html = rendered.html;
         let resp = FetchResponse {
             final_url: rendered.final_url,
@@ -365,6 +370,7 @@ impl Engine {
         };
         let mut scraped = self.build(req, formats, resp).await?;
         scraped.document.tier = Some("render".into());
+        scraped.screenshot = png;
         if let Some(q) = scraped.document.quality.as_mut() {
             q.escalations = escalations;
             // The rendered page's own verdict stands: a shell that stays
@@ -511,7 +517,11 @@ impl Engine {
             quality: Some(quality),
             ..Default::default()
         };
-        Ok(Scraped { document, billable })
+        Ok(Scraped {
+            document,
+            billable,
+            screenshot: None,
+        })
     }
 }
 
@@ -588,6 +598,7 @@ fn site_markdown_document(
     Some(Scraped {
         document,
         billable: true,
+        screenshot: None,
     })
 }
 

@@ -1,6 +1,7 @@
 //! HTTP handlers, one module per area.
 
 pub mod admin;
+pub mod blobs;
 pub mod crawl;
 pub mod ops;
 pub mod scrape;

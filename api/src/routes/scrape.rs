@@ -83,8 +83,21 @@ pub async fn scrape(
         None => app.engine.scrape(&req).await,
     };
     match result {
-        Ok(scraped) => {
-            if !was_cached && scraped.billable {
+        Ok(mut scraped) => {
+            if let Some(png) = scraped.screenshot.take() {
+                let (id, expires) = app
+                    .store
+                    .put_blob(
+                        &caller.org.id,
+                        "image/png",
+                        &png,
+                        app.config.screenshot_ttl_ms,
+                    )
+                    .await?;
+                scraped.document.screenshot = Some(crate::routes::blobs::signed_url(
+                    &app, &headers, &id, expires,
+                ));
+            } else if !was_cached && scraped.billable {
                 store_in_cache(&app, &req, &key, &scraped).await;
             }
             let charged = hold.settle(if scraped.billable { 1 } else { 0 }).await?;
@@ -136,6 +149,7 @@ async fn cached_document(
     Ok(Some(webdata_worker::scrape::Scraped {
         document,
         billable: hit.billable,
+        screenshot: None,
     }))
 }
 

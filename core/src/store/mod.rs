@@ -4,6 +4,7 @@
 //! driver; the few statements that differ (row locks) branch on
 //! [`Backend`]. Times are unix milliseconds.
 
+mod blobs;
 mod cache;
 pub mod crawl;
 mod idempotency;
@@ -13,6 +14,7 @@ mod limits;
 mod orgs;
 mod webhooks;
 
+pub use blobs::Blob;
 pub use cache::CachedScrape;
 pub use crawl::{CrawlEvent, CrawlRow, Lease, NewUrl, PageCommit};
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
