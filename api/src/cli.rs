@@ -373,7 +373,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let shown_key = bootstrap(&store, &args).await?;
     let mut config = Config::from_args(&args);
     config.blob_key = store
-        .setting_or_init("blob_signing_key", || webdata_core::store::generate_key())
+        .setting_or_init("blob_signing_key", webdata_core::store::generate_key)
         .await?;
     let config = Arc::new(config);
     let guard =

@@ -796,15 +796,33 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
 
 async fn blobs_round_trip_expire_and_settings_stick(store: Store) {
     let bytes: Vec<u8> = (0..=255u8).chain([0, 0x89, b'P', b'N', b'G']).collect();
-    let (id, expires) = store.put_blob("org_x", "image/png", &bytes, 60_000).await.expect("put");
+    let (id, expires) = store
+        .put_blob("org_x", "image/png", &bytes, 60_000)
+        .await
+        .expect("put");
     assert!(expires > webdata_core::store::now_ms());
     let blob = store.get_blob(&id).await.expect("get").expect("present");
-    assert_eq!((blob.content_type.as_str(), blob.data), ("image/png", bytes));
-    let (short, _) = store.put_blob("org_x", "image/png", b"x", 1).await.expect("put");
+    assert_eq!(
+        (blob.content_type.as_str(), blob.data),
+        ("image/png", bytes)
+    );
+    let (short, _) = store
+        .put_blob("org_x", "image/png", b"x", 1)
+        .await
+        .expect("put");
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-    assert!(store.get_blob(&short).await.expect("get").is_none(), "expired blobs are not served");
+    assert!(
+        store.get_blob(&short).await.expect("get").is_none(),
+        "expired blobs are not served"
+    );
     assert_eq!(store.sweep_blobs().await.expect("sweep"), 1);
-    let a = store.setting_or_init("k", || "first".into()).await.expect("a");
-    let b = store.setting_or_init("k", || "second".into()).await.expect("b");
+    let a = store
+        .setting_or_init("k", || "first".into())
+        .await
+        .expect("a");
+    let b = store
+        .setting_or_init("k", || "second".into())
+        .await
+        .expect("b");
     assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
 }

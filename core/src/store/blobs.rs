@@ -14,7 +14,13 @@ pub struct Blob {
 
 impl Store {
     /// Stores bytes for `ttl_ms`; returns the blob id.
-    pub async fn put_blob(&self, org_id: &str, content_type: &str, data: &[u8], ttl_ms: i64) -> StoreResult<(String, i64)> {
+    pub async fn put_blob(
+        &self,
+        org_id: &str,
+        content_type: &str,
+        data: &[u8],
+        ttl_ms: i64,
+    ) -> StoreResult<(String, i64)> {
         let id = new_id("blob");
         let now = now_ms();
         let expires = now + ttl_ms;
@@ -32,11 +38,13 @@ impl Store {
 
     /// A blob that has not expired.
     pub async fn get_blob(&self, id: &str) -> StoreResult<Option<Blob>> {
-        let row = sqlx::query("SELECT content_type, data, expires_at FROM blobs WHERE id = $1 AND expires_at > $2")
-            .bind(id)
-            .bind(now_ms())
-            .fetch_optional(self.pool())
-            .await?;
+        let row = sqlx::query(
+            "SELECT content_type, data, expires_at FROM blobs WHERE id = $1 AND expires_at > $2",
+        )
+        .bind(id)
+        .bind(now_ms())
+        .fetch_optional(self.pool())
+        .await?;
         row.map(|r| {
             Ok(Blob {
                 content_type: r.try_get("content_type")?,
@@ -58,15 +66,23 @@ impl Store {
 
     /// A setting, created with `make()` the first time (the same value on
     /// every replica: the first writer wins).
-    pub async fn setting_or_init(&self, name: &str, make: impl FnOnce() -> String) -> StoreResult<String> {
-        sqlx::query("INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
-            .bind(name)
-            .bind(make())
-            .execute(self.pool())
-            .await?;
-        Ok(sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
-            .bind(name)
-            .fetch_one(self.pool())
-            .await?)
+    pub async fn setting_or_init(
+        &self,
+        name: &str,
+        make: impl FnOnce() -> String,
+    ) -> StoreResult<String> {
+        sqlx::query(
+            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(name)
+        .bind(make())
+        .execute(self.pool())
+        .await?;
+        Ok(
+            sqlx::query_scalar("SELECT value FROM settings WHERE name = $1")
+                .bind(name)
+                .fetch_one(self.pool())
+                .await?,
+        )
     }
 }
