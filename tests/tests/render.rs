@@ -42,6 +42,13 @@ async fn site() -> Site {
             .route("/click", get(|| async { Html(CLICK) }))
             .route("/static", get(|| async { Html(STATIC) }))
             .route("/tall", get(|| async { Html(TALL) }))
+            .route(
+                "/slow",
+                get(|| async {
+                    tokio::time::sleep(std::time::Duration::from_millis(2500)).await;
+                    Html(STATIC)
+                }),
+            )
             .route("/vendor.js", get(|| async { "" }))
             .route("/app.js", get(|| async { "" }))
             .route("/runtime.js", get(|| async { "" })),
@@ -238,4 +245,33 @@ async fn screenshots_are_signed_links_that_expire() {
     support::Resp::from(reqwest::get(&link).await.expect("get"))
         .await
         .assert_error(404, "not_found");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_busy_browser_pool_answers_capacity_exceeded_and_charges_nothing() {
+    let s = Server::start_with(
+        ServerOptions::new(Db::Sqlite)
+            .env("WEBDATA_BROWSER_SESSIONS", "1")
+            .env("WEBDATA_BROWSER_ACQUIRE_TIMEOUT_MS", "300"),
+    )
+    .await;
+    let site = site().await;
+    let body = json!({"url": site.url("/slow"), "tier": "render", "timeout": 20000});
+    let first = s.post("/v1/scrape", body.clone());
+    let second = async {
+        tokio::time::sleep(std::time::Duration::from_millis(800)).await;
+        s.post("/v1/scrape", body.clone()).await
+    };
+    let (first, second) = tokio::join!(first, second);
+    assert_eq!(first.status, 200, "{}", first.text);
+    second.assert_error(503, "capacity_exceeded");
+    assert!(
+        second.json["error"]["retry_after_ms"]
+            .as_i64()
+            .is_some_and(|ms| ms > 0),
+        "{}",
+        second.text
+    );
+    assert!(second.header("retry-after").is_some());
+    assert_eq!(s.credits().await, 999, "only the rendered page is charged");
 }

@@ -17,6 +17,8 @@ use webdata_core::ErrorCode;
 pub struct ScrapeFailure {
     pub code: ErrorCode,
     pub message: String,
+    /// When retrying makes sense (`capacity_exceeded`): after this long.
+    pub retry_after_ms: Option<i64>,
 }
 
 impl ScrapeFailure {
@@ -24,6 +26,7 @@ impl ScrapeFailure {
         ScrapeFailure {
             code,
             message: message.into(),
+            retry_after_ms: None,
         }
     }
 }
@@ -347,6 +350,7 @@ impl Engine {
             RenderError::Capacity { retry_after_ms } => ScrapeFailure {
                 code: ErrorCode::CapacityExceeded,
                 message: format!("all browser sessions are busy; retry after {retry_after_ms} ms (the site did not block you)"),
+                retry_after_ms: Some(retry_after_ms as i64),
             },
             RenderError::Timeout => ScrapeFailure::new(ErrorCode::Timeout, format!("timed out rendering {url}")),
             RenderError::Blocked(m) => ScrapeFailure::new(ErrorCode::BlockedUrl, m),

@@ -115,7 +115,11 @@ pub async fn scrape(
         }
         Err(f) => {
             hold.settle(0).await?;
-            Err(ApiError::new(f.code, f.message))
+            let e = ApiError::new(f.code, f.message);
+            Err(match f.retry_after_ms {
+                Some(ms) => e.retry_after(ms),
+                None => e,
+            })
         }
     }
 }
