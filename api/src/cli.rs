@@ -3,7 +3,7 @@
 use crate::app::{router, AppState};
 use crate::config::{Config, ServeArgs, StoreArgs};
 use crate::metrics::Metrics;
-use anyhow::{bail, Context};
+use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
 use webdata_core::store::{NewOrganization, OrgUpdate};
@@ -431,7 +431,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
     eprintln!("webdata listening on http://{addr}");
     axum::serve(listener, router(state))
-        .with_graceful_shutdown(shutdown_signal())
+        .with_graceful_shutdown(webdata_worker::shutdown::signal())
         .await?;
     let _ = stop_tx.send(true);
     Ok(())
@@ -465,32 +465,6 @@ fn spawn_janitor(store: Store, request_timeout_ms: i64) {
             }
         }
     });
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
-}
-
-/// Checks a key given on the command line has the right shape.
-pub fn check_key_shape(k: &str) -> anyhow::Result<()> {
-    if !webdata_core::store::looks_like_key(k) {
-        bail!("a key is wd_ followed by 43 characters of A-Z a-z 0-9 - _");
-    }
-    Ok(())
 }
 
 /// `webdata scrape URL`: the scrape engine, once, printing to stdout.

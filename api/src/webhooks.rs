@@ -117,17 +117,10 @@ impl Dispatcher {
         let data: serde_json::Value = if short == "page" {
             let reference: serde_json::Value = serde_json::from_str(&ev.data).ok()?;
             let seq = reference["seq"].as_i64()?;
-            let doc = self
-                .store
-                .crawl_documents(crawl_id, seq - 1, 1)
-                .await
-                .ok()?
-                .into_iter()
-                .next()?;
-            let mut document =
-                serde_json::from_str::<serde_json::Value>(&doc.2).unwrap_or_default();
-            webdata_worker::boilerplate::strip_document(&mut document, boilerplate);
-            serde_json::json!({ "id": crawl_id, "url": doc.1, "document": document })
+            let (url, document) =
+                webdata_worker::crawl::page_document(&self.store, crawl_id, seq, boilerplate)
+                    .await?;
+            serde_json::json!({ "id": crawl_id, "url": url, "document": document })
         } else {
             serde_json::from_str(&ev.data).unwrap_or_default()
         };

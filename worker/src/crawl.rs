@@ -93,6 +93,25 @@ pub async fn boilerplate_for(store: &Store, crawl: &CrawlRow) -> std::collection
         .unwrap_or_default()
 }
 
+/// Stored document number `seq` of a crawl, with `boilerplate` blocks
+/// removed: `(url, document)`. What getCrawl, SSE and webhooks read.
+pub async fn page_document(
+    store: &Store,
+    crawl_id: &str,
+    seq: i64,
+    boilerplate: &std::collections::HashSet<String>,
+) -> Option<(String, serde_json::Value)> {
+    let (_, url, json) = store
+        .crawl_documents(crawl_id, seq - 1, 1)
+        .await
+        .ok()?
+        .into_iter()
+        .next()?;
+    let mut doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+    crate::boilerplate::strip_document(&mut doc, boilerplate);
+    Some((url, doc))
+}
+
 fn status_data(c: &CrawlRow) -> String {
     status_json(c).to_string()
 }

@@ -10,5 +10,6 @@ pub mod pdf;
 pub mod render;
 pub mod robots;
 pub mod scrape;
+pub mod shutdown;
 pub mod sitemap;
 pub mod urlnorm;

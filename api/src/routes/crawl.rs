@@ -229,6 +229,15 @@ pub async fn events(
                 tokio::time::sleep(poll).await;
                 continue;
             }
+            // The boilerplate verdict is read once per batch, not per page.
+            let boilerplate = if batch.iter().any(|e| e.kind == "page") {
+                match store.get_crawl(&id).await {
+                    Ok(Some(c)) => webdata_worker::crawl::boilerplate_for(&store, &c).await,
+                    _ => Default::default(),
+                }
+            } else {
+                Default::default()
+            };
             for ev in batch {
                 after = ev.seq;
                 let (name, data) = match ev.kind.as_str() {
@@ -237,20 +246,11 @@ pub async fn events(
                             .ok()
                             .and_then(|v| v["seq"].as_i64())
                             .unwrap_or(0);
-                        let doc = store
-                            .crawl_documents(&id, seq - 1, 1)
+                        let doc = webdata_worker::crawl::page_document(&store, &id, seq, &boilerplate)
                             .await
-                            .ok()
-                            .and_then(|d| d.into_iter().next())
-                            .map(|d| d.2)
+                            .map(|(_, d)| d.to_string())
                             .unwrap_or_else(|| "{}".into());
-                        let boilerplate = match store.get_crawl(&id).await {
-                            Ok(Some(c)) => webdata_worker::crawl::boilerplate_for(&store, &c).await,
-                            _ => Default::default(),
-                        };
-                        let mut v: serde_json::Value = serde_json::from_str(&doc).unwrap_or_default();
-                        webdata_worker::boilerplate::strip_document(&mut v, &boilerplate);
-                        ("page", v.to_string())
+                        ("page", doc)
                     }
                     "started" | "status" => ("status", ev.data.clone()),
                     _ => ("done", ev.data.clone()),

@@ -76,25 +76,10 @@ async fn run(args: Args) -> Result<(), String> {
     let runner = CrawlRunner::new(store, engine, cfg);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let task = tokio::spawn(runner.run(stop_rx));
-    shutdown_signal().await;
+    webdata_worker::shutdown::signal().await;
     tracing::info!("stopping: finishing the pages in flight");
     let _ = stop_tx.send(true);
     let _ = task.await;
     tracing::info!("stopped");
     Ok(())
-}
-
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
 }
