@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::metrics::Metrics;
-use crate::routes::{admin, crawl, ops, scrape, team};
+use crate::routes::{admin, crawl, map, ops, scrape, team};
 use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
@@ -35,6 +35,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/v1/crawl", post(crawl::start))
         .route("/v1/crawl/{id}", get(crawl::get).delete(crawl::cancel))
         .route("/v1/crawl/{id}/events", get(crawl::events))
+        .route("/v1/map", post(map::map))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth_layer,

@@ -379,8 +379,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let guard =
         webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
-    let engine =
-        webdata_worker::scrape::Engine::new(guard.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let resolver =
+        webdata_worker::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
+            .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;
+    let engine = webdata_worker::scrape::Engine::with_resolver(guard.clone(), Arc::new(resolver))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let browser = start_browser(guard, args.webdriver_url.as_deref()).await;
     let engine = engine.with_browser(browser);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);

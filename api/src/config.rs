@@ -37,6 +37,10 @@ pub struct ServeArgs {
     /// Private networks the service may reach: comma-separated CIDRs, or `true`.
     #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
     pub allow_private_networks: Option<String>,
+    /// Fixed DNS answers, `host=ip[,host=ip…]` (like curl's `--resolve`);
+    /// the network guard still applies to the addresses.
+    #[arg(long, env = "WEBDATA_RESOLVE")]
+    pub resolve: Option<String>,
     /// A WebDriver endpoint (Selenium or chromedriver) for the render tier.
     #[arg(long, env = "WEBDATA_WEBDRIVER_URL")]
     pub webdriver_url: Option<String>,

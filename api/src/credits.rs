@@ -53,6 +53,58 @@ impl CreditHold {
         })
     }
 
+    /// Reserves the largest multiple of `step` up to `max` that the
+    /// organization, its monthly spend cap and the key's budget allow, but
+    /// at least `min`; answers 402 when even `min` cannot be held. Returns
+    /// the hold and the amount held.
+    pub async fn reserve_up_to(
+        app: &AppState,
+        caller: &Caller,
+        operation: &str,
+        max: i64,
+        step: i64,
+        min: i64,
+    ) -> ApiResult<(Self, i64)> {
+        let mut amount = max;
+        // The balance can move between attempts; a few rounds settle it.
+        for _ in 0..4 {
+            let id = Store::new_ledger_id();
+            let room = match app
+                .store
+                .reserve_credits(&id, &caller.org.id, Some(&caller.key.id), operation, amount)
+                .await
+            {
+                Ok(res) => {
+                    return Ok((
+                        CreditHold {
+                            store: app.store.clone(),
+                            reservation: Some(res),
+                            metrics: app.metrics.clone(),
+                        },
+                        amount,
+                    ))
+                }
+                Err(ReserveError::InsufficientCredits { available, .. }) => available,
+                Err(ReserveError::SpendCapReached { cap, spent }) => cap - spent,
+                Err(ReserveError::KeyBudgetSpent { budget, spent }) => budget - spent,
+                Err(ReserveError::Store(msg)) => {
+                    tracing::error!(error = %msg, "reserving credits failed");
+                    return Err(ApiError::internal(
+                        "the database failed; it is safe to retry",
+                    ));
+                }
+            };
+            let next = (room.min(amount - 1) / step) * step;
+            if next < min {
+                break;
+            }
+            amount = next;
+        }
+        // Not even `min`: answer with the regular 402 or spend-cap message.
+        let hold = Self::reserve(app, caller, operation, min).await?;
+        Ok((hold, min))
+    }
+
     /// Settles at `actual` and returns what was charged.
     pub async fn settle(mut self, actual: i64) -> ApiResult<i64> {
         let Some(res) = self.reservation.take() else {

@@ -4,7 +4,8 @@
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Value};
 use webdata_core::types::{
-    CrawlJob, CrawlRequest, Document, ErrorResponse, ScrapeRequest, ScrapeResponse,
+    CrawlJob, CrawlRequest, Document, ErrorResponse, MapRequest, MapResponse, ScrapeRequest,
+    ScrapeResponse,
 };
 use webdata_core::ErrorCode;
 
@@ -49,6 +50,8 @@ pub fn document() -> Value {
     let crawl_req = gen.subschema_for::<CrawlRequest>();
     let crawl_job = gen.subschema_for::<CrawlJob>();
     let document = gen.subschema_for::<Document>();
+    let map_req = gen.subschema_for::<MapRequest>();
+    let map_resp = gen.subschema_for::<MapResponse>();
     let mut schemas = gen.take_definitions(true);
     schemas.insert(
         "ErrorCode".into(),
@@ -116,6 +119,12 @@ pub fn document() -> Value {
         "The crawl, now cancelled (scraped pages stay available and charged).",
         crawl_job.into(),
     );
+    let map_responses = with_ok(
+        &[400, 401, 402, 403, 404, 429, 500, 502, 504],
+        "200",
+        "The URLs found, ranked by `search` when given. Costs 3 credits per 10 fetches made (robots.txt, sitemap files, pages fetched for links, the rendered-links fallback), at least 3; 0 when the start page fails to load.",
+        map_resp.into(),
+    );
     let mut events_responses = error_responses(&[400, 401, 404, 429, 500]);
     events_responses.insert("200".into(), json!({
         "description": "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.",
@@ -175,6 +184,14 @@ pub fn document() -> Value {
                     "summary": "Follow a crawl as server-sent events.",
                     "parameters": [id_param, { "name": "Last-Event-ID", "in": "header", "required": false, "schema": { "type": "string" } }],
                     "responses": events_responses
+                }
+            },
+            "/v1/map": {
+                "post": {
+                    "operationId": "map",
+                    "summary": "Discover a site's URLs: robots.txt, sitemaps, links of fetched pages, a rendered start page when little is found. Reserves 42 credits (or the largest multiple of 3 the organization has, then `budgetLimited` may be true) and settles the fetches made.",
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": map_req } } },
+                    "responses": map_responses
                 }
             },
             "/v1/blobs/{file}": {

@@ -300,6 +300,36 @@ pub fn check_crawl_request(r: &crate::types::CrawlRequest) -> Result<(), Invalid
     Ok(())
 }
 
+/// Longest map `search` text (the same bound as a search query).
+pub const MAP_SEARCH_MAX: usize = 500;
+
+/// Checks every MapRequest field and range (globs are compiled by the
+/// worker, which names a bad pattern).
+pub fn check_map_request(r: &crate::types::MapRequest) -> Result<(), Invalid> {
+    check_url("url", &r.url)?;
+    range("limit", r.limit, 1, 100_000)?;
+    if let Some(s) = &r.search {
+        if s.chars().count() > MAP_SEARCH_MAX {
+            return Err(Invalid::req(format!(
+                "`search` is longer than {MAP_SEARCH_MAX} characters"
+            )));
+        }
+    }
+    for (field, list) in [
+        ("includePaths", &r.include_paths),
+        ("excludePaths", &r.exclude_paths),
+    ] {
+        if let Some(l) = list {
+            if l.len() > 100 {
+                return Err(Invalid::req(format!(
+                    "`{field}` has more than 100 patterns"
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

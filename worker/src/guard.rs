@@ -200,6 +200,58 @@ impl Resolve for StaticResolver {
     }
 }
 
+/// Fixed answers for some names (`WEBDATA_RESOLVE`, like curl's
+/// `--resolve`), the system resolver for the rest. The guard still checks
+/// every address, so a fixed answer cannot reach a blocked network.
+#[derive(Debug, Clone, Default)]
+pub struct OverrideResolver {
+    fixed: StaticResolver,
+    names: std::collections::HashSet<String>,
+}
+
+impl OverrideResolver {
+    /// Parses `host=ip[,host=ip…]` (a host may repeat for several addresses).
+    pub fn parse(setting: &str) -> Result<Self, String> {
+        let mut out = OverrideResolver::default();
+        let mut answers: HashMap<String, Vec<IpAddr>> = HashMap::new();
+        for item in setting.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            let (host, ip) = item
+                .split_once('=')
+                .ok_or_else(|| format!("`{item}` is not `host=ip`"))?;
+            let ip: IpAddr = ip
+                .trim()
+                .trim_matches(|c| c == '[' || c == ']')
+                .parse()
+                .map_err(|_| format!("`{ip}` in `{item}` is not an IP address"))?;
+            let host = normalize_host(host.trim());
+            if host.is_empty() {
+                return Err(format!("`{item}` has no host"));
+            }
+            answers.entry(host).or_default().push(ip);
+        }
+        for (host, ips) in answers {
+            out.fixed = out.fixed.with(&host, ips);
+            out.names.insert(host);
+        }
+        Ok(out)
+    }
+
+    /// True when no name is fixed.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+impl Resolve for OverrideResolver {
+    fn resolve(&self, host: &str, port: u16) -> BoxFuture<'_, io::Result<Vec<SocketAddr>>> {
+        if self.names.contains(&normalize_host(host)) {
+            self.fixed.resolve(host, port)
+        } else {
+            SystemResolver.resolve(host, port)
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum AllowList {
     Nothing,

@@ -6,6 +6,7 @@ pub mod crawl;
 pub mod fetch;
 pub mod glob;
 pub mod guard;
+pub mod map;
 pub mod pdf;
 pub mod render;
 pub mod robots;

@@ -22,7 +22,7 @@ pub struct ScrapeFailure {
 }
 
 impl ScrapeFailure {
-    fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
         ScrapeFailure {
             code,
             message: message.into(),
@@ -55,7 +55,7 @@ impl std::fmt::Debug for Engine {
     }
 }
 
-fn fetch_failure(e: FetchError) -> ScrapeFailure {
+pub(crate) fn fetch_failure(e: FetchError) -> ScrapeFailure {
     let code = match &e {
         FetchError::Blocked(_) => ErrorCode::BlockedUrl,
         FetchError::Timeout { .. } => ErrorCode::Timeout,
@@ -65,7 +65,7 @@ fn fetch_failure(e: FetchError) -> ScrapeFailure {
     ScrapeFailure::new(code, e.to_string())
 }
 
-fn is_html(resp: &FetchResponse) -> bool {
+pub(crate) fn is_html(resp: &FetchResponse) -> bool {
     match resp.content_type.as_deref() {
         Some("text/html") | Some("application/xhtml+xml") => true,
         None => resp
@@ -159,6 +159,12 @@ impl Engine {
     /// robots.txt rules for the URL's origin (cached per host).
     pub async fn robots_for(&self, url: &url::Url) -> Arc<crate::robots::Robots> {
         self.robots.get(&self.fetcher, url).await.robots
+    }
+
+    /// robots.txt rules for the URL's origin, and whether this call fetched
+    /// them (map bills that fetch; a cached copy is free).
+    pub async fn robots_lookup(&self, url: &url::Url) -> crate::robots::RobotsLookup {
+        self.robots.get(&self.fetcher, url).await
     }
 
     /// The fetcher (shared with crawl, map and brand).

@@ -3,6 +3,7 @@
 pub mod admin;
 pub mod blobs;
 pub mod crawl;
+pub mod map;
 pub mod ops;
 pub mod scrape;
 pub mod team;

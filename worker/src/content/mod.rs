@@ -171,6 +171,107 @@ pub fn extract(
     })
 }
 
+/// A page's `<title>` and its links, for URL discovery (map).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PageLinks {
+    /// The `<title>` text, whitespace collapsed, when not empty.
+    pub title: Option<String>,
+    /// Every `<a href>` (and `<area href>`) as an absolute http(s) URL without
+    /// fragment, first occurrence first, with the first non-empty text of a
+    /// link to it (anchor text, else `title` or `aria-label`, else an image's `alt`).
+    pub links: Vec<(Url, Option<String>)>,
+    /// The page asks robots not to follow its links (`<meta name="robots" content="nofollow">`).
+    pub nofollow: bool,
+}
+
+/// Longest link text kept as a title.
+const LINK_TEXT_MAX: usize = 200;
+
+/// Reads the title and links of decoded HTML fetched from `page_url`.
+pub fn page_links(html: &str, page_url: &Url) -> PageLinks {
+    let doc = parse::parse_document(html);
+    let dom = Dom::build(&doc);
+    let resolver = Resolver::new(&dom, page_url);
+    let mut out = PageLinks {
+        title: dom
+            .find(dom::Tag::Title)
+            .map(|i| dom.text_of(i, None))
+            .filter(|t| !t.is_empty()),
+        ..Default::default()
+    };
+    let mut index: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for i in 0..dom.len() {
+        match dom.tag(i) {
+            Some(dom::Tag::Meta) => {
+                let robots = dom
+                    .attr(i, "name")
+                    .is_some_and(|n| n.eq_ignore_ascii_case("robots"));
+                if robots
+                    && dom.attr(i, "content").is_some_and(|c| {
+                        c.split(',').any(|d| {
+                            matches!(d.trim().to_ascii_lowercase().as_str(), "nofollow" | "none")
+                        })
+                    })
+                {
+                    out.nofollow = true;
+                }
+                continue;
+            }
+            Some(dom::Tag::A) => {}
+            _ if dom.name(i) == "area" => {}
+            _ => continue,
+        }
+        let Some(mut url) = dom.attr(i, "href").and_then(|h| resolver.http(h)) else {
+            continue;
+        };
+        url.set_fragment(None);
+        let text = link_text(&dom, i);
+        match index.entry(url.to_string()) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let slot = &mut out.links[*e.get()].1;
+                if slot.is_none() {
+                    *slot = text;
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(out.links.len());
+                out.links.push((url, text));
+            }
+        }
+    }
+    out
+}
+
+fn link_text(dom: &Dom<'_>, i: usize) -> Option<String> {
+    let mut text = dom.text_of(i, None);
+    if text.is_empty() {
+        text = ["title", "aria-label"]
+            .iter()
+            .find_map(|a| dom.attr(i, a).map(str::trim).filter(|t| !t.is_empty()))
+            .map(str::to_string)
+            .or_else(|| {
+                let end = dom.nodes[i].end as usize;
+                (i..end)
+                    .filter(|&j| dom.tag(j) == Some(dom::Tag::Img))
+                    .find_map(|j| dom.attr(j, "alt").map(str::trim).filter(|t| !t.is_empty()))
+                    .map(str::to_string)
+            })
+            .unwrap_or_default();
+    }
+    if text.is_empty() {
+        return None;
+    }
+    if text.len() > LINK_TEXT_MAX {
+        let mut cut = LINK_TEXT_MAX;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text = text.trim_end().to_string();
+    }
+    Some(text)
+}
+
 /// Content of a non-HTML response (plain text, markdown, JSON, XML): markdown
 /// is the text itself, JSON pretty-printed in a fenced block, XML fenced. The
 /// caller reports the `non_html` issue and fills status and content type.
