@@ -39,9 +39,10 @@ test: deps
 	@bash scripts/test.sh
 
 # Benchmarks on loopback (release build): scrape overhead, crawl throughput,
-# HTML -> markdown speed, sitemap parsing. Figures go in docs/benchmarks.md.
+# HTML -> markdown speed, sitemap parsing, map of a 50k-URL sitemap. Figures go in docs/benchmarks.md.
 bench:
 	$(CARGO) build --release -p webdata-worker --examples
 	./target/release/examples/crawl_bench 2000 32
 	./target/release/examples/content_speed --synthetic 300
 	./target/release/examples/sitemap_speed
+	./target/release/examples/map_speed

@@ -207,6 +207,9 @@ impl PathFilter {
     /// query of the normalised URL (tracking parameters removed, escapes
     /// normalised, still percent-encoded).
     pub fn allows(&self, url: &Url) -> bool {
+        if self.include.is_empty() && self.exclude.is_empty() {
+            return true;
+        }
         let subject = match_subject(url);
         if self.exclude.iter().any(|g| g.is_match(&subject)) {
             return false;

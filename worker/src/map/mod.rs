@@ -145,7 +145,7 @@ struct Entry {
 #[derive(Default)]
 struct Found {
     entries: Vec<Entry>,
-    index: HashMap<String, usize>,
+    index: HashMap<String, usize, rustc_hash::FxBuildHasher>,
     seq: usize,
 }
 
@@ -154,6 +154,7 @@ impl Found {
         self.entries.len()
     }
 
+    /// Adds `url` (already normalised) or improves its entry.
     fn add(&mut self, url: &Url, phase: u8, title: Option<String>, title_rank: u8) {
         let source = match phase {
             PHASE_SITEMAP => LinkSource::Sitemap,
@@ -162,7 +163,7 @@ impl Found {
         };
         let title = title.filter(|t| !t.trim().is_empty());
         self.seq += 1;
-        let key = urlnorm::dedup_key(url);
+        let key = key_of_normalized(url);
         if let Some(&i) = self.index.get(&key) {
             let e = &mut self.entries[i];
             if phase < e.phase {
@@ -210,6 +211,8 @@ struct Ctx<'a> {
     /// robots.txt rules read so far, by origin.
     robots: Mutex<HashMap<String, Arc<Robots>>>,
     deadline: Instant,
+    /// The start origin's robots.txt, once read (the common case, without a lock).
+    start_robots: std::sync::OnceLock<Arc<Robots>>,
     /// Earliest start of the next page fetch (robots.txt `Crawl-delay`).
     next_fetch: Mutex<Option<(Instant, Duration)>>,
 }
@@ -218,14 +221,38 @@ fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
+/// [`urlnorm::dedup_key`] of a URL that is already normalised, without
+/// normalising it again: the string with a non-root path's trailing `/` cut.
+fn key_of_normalized(url: &Url) -> String {
+    use url::Position;
+    let path = url.path();
+    if path.len() > 1 && path.ends_with('/') && !url.cannot_be_a_base() {
+        let s = url.as_str();
+        let cut = url[..Position::AfterPath].len() - 1;
+        let mut key = String::with_capacity(s.len() - 1);
+        key.push_str(&s[..cut]);
+        key.push_str(&s[cut + 1..]);
+        key
+    } else {
+        url.as_str().to_string()
+    }
+}
+
+/// Same scheme, host and port.
+fn same_origin(a: &Url, b: &Url) -> bool {
+    a.scheme() == b.scheme()
+        && a.host_str() == b.host_str()
+        && a.port_or_known_default() == b.port_or_known_default()
+}
+
 impl Ctx<'_> {
     /// The robots.txt of `url`'s origin, reading it (one fetch, when not
     /// cached by the engine) if the budget allows.
     async fn robots_for(&self, url: &Url) -> Option<Arc<Robots>> {
-        let key = origin_key(url);
-        if let Some(r) = self.known_robots(&key) {
+        if let Some(r) = self.known_robots_of(url) {
             return Some(r);
         }
+        let key = origin_key(url);
         if !self.budget.take() {
             return None;
         }
@@ -240,6 +267,15 @@ impl Ctx<'_> {
         Some(lookup.robots)
     }
 
+    fn known_robots_of(&self, url: &Url) -> Option<Arc<Robots>> {
+        if same_origin(url, &self.start) {
+            if let Some(r) = self.start_robots.get() {
+                return Some(r.clone());
+            }
+        }
+        self.known_robots(&origin_key(url))
+    }
+
     fn known_robots(&self, key: &str) -> Option<Arc<Robots>> {
         self.robots
             .lock()
@@ -250,10 +286,12 @@ impl Ctx<'_> {
 
     /// Whether `url` may be returned.
     fn accept(&self, url: &Url) -> bool {
-        urlnorm::same_site(&self.start, url, self.subdomains)
+        let on_site = (url.host_str() == self.start.host_str() && url.port() == self.start.port())
+            || urlnorm::same_site(&self.start, url, self.subdomains);
+        on_site
             && self.returned.allows(url)
             && self
-                .known_robots(&origin_key(url))
+                .known_robots_of(url)
                 .is_none_or(|r| r.is_allowed_url(url))
     }
 
@@ -365,7 +403,7 @@ impl Ctx<'_> {
             if self.accept(&u) {
                 found.add(&u, phase, text.clone(), TITLE_LINK_TEXT);
             }
-            if phase != PHASE_RENDER && queued.insert(urlnorm::dedup_key(&u)) {
+            if phase != PHASE_RENDER && queued.insert(key_of_normalized(&u)) {
                 queue.push_back(u);
             }
         }
@@ -450,6 +488,7 @@ pub async fn map(
             refused: AtomicBool::new(false),
         },
         robots: Mutex::new(HashMap::new()),
+        start_robots: std::sync::OnceLock::new(),
         deadline: Instant::now() + MAP_DEADLINE,
         next_fetch: Mutex::new(None),
         start: start.clone(),
@@ -462,6 +501,7 @@ pub async fn map(
         .robots_for(&start)
         .await
         .unwrap_or_else(|| Arc::new(Robots::allow_all()));
+    let _ = ctx.start_robots.set(robots.clone());
     if robots.source() == RobotsSource::Unreachable {
         return Err(ScrapeFailure::new(
             ErrorCode::FetchFailed,
@@ -513,22 +553,27 @@ pub async fn map(
     let mut found = Found::default();
     let mut queue: VecDeque<Url> = VecDeque::new();
     let mut queued: HashSet<String> = HashSet::new();
-    queued.insert(urlnorm::dedup_key(&start));
+    queued.insert(key_of_normalized(&start));
     if let Some(page) = &start_page {
         if ctx.accept(&start) {
             found.add(&start, PHASE_START, page.links.title.clone(), TITLE_PAGE);
         }
         ctx.take_links(&mut found, &mut queue, &mut queued, &page.links, PHASE_LINK);
     }
+    let first_sitemap_entry = found.entries.len();
     for su in &sitemap_found.urls {
         let Ok(u) = Url::parse(&su.loc) else { continue };
         let u = urlnorm::normalize(&u);
-        if !ctx.accept(&u) {
-            continue;
+        if ctx.accept(&u) {
+            found.add(&u, PHASE_SITEMAP, su.title.clone(), TITLE_SITEMAP);
         }
-        found.add(&u, PHASE_SITEMAP, su.title.clone(), TITLE_SITEMAP);
-        if start_wanted && queued.insert(urlnorm::dedup_key(&u)) {
-            queue.push_back(u);
+    }
+    // Sitemap pages are read for links too, but only when more URLs are wanted.
+    if start_wanted && found.len() < limit {
+        for e in &found.entries[first_sitemap_entry..] {
+            if queued.insert(key_of_normalized(&e.url)) {
+                queue.push_back(e.url.clone());
+            }
         }
     }
 
@@ -657,6 +702,21 @@ mod tests {
         assert_eq!(f.entries[0].title.as_deref(), Some("Page title"));
         f.add(&u, PHASE_LINK, Some("other text".into()), TITLE_LINK_TEXT);
         assert_eq!(f.entries[0].title.as_deref(), Some("Page title"));
+    }
+
+    #[test]
+    fn key_of_normalized_matches_dedup_key() {
+        for u in [
+            "https://a.test/",
+            "https://a.test/x/",
+            "https://a.test/x/?q=1",
+            "https://a.test/x/y?q=1&r=/",
+            "https://a.test/%7euser/",
+            "https://a.test:8080/a/b/",
+        ] {
+            let n = urlnorm::normalize(&Url::parse(u).unwrap());
+            assert_eq!(key_of_normalized(&n), urlnorm::dedup_key(&n), "{u}");
+        }
     }
 
     #[test]
