@@ -269,8 +269,8 @@ async fn unknown_routes_and_wrong_methods_get_the_envelope(db: Db) {
     .await;
     r.assert_error(404, "not_found");
     // Endpoints not built yet do not exist.
-    for path in ["/v1/map", "/v1/search", "/v1/extract"] {
-        s.post(path, json!({"url": "https://example.com"}))
+    for path in ["/v1/search", "/v1/extract"] {
+        s.post(path, json!({"url": "http://127.0.0.2:9/"}))
             .await
             .assert_error(404, "not_found");
     }
@@ -667,9 +667,17 @@ async fn operations_endpoints_answer(db: Db) {
         "/v1/crawl/{id}",
         "/v1/crawl/{id}/events",
         "/v1/team/credit-usage",
+        "/v1/map",
     ] {
         assert!(doc.json["paths"].get(p).is_some(), "{p}");
     }
+    assert!(
+        doc.json["components"]["schemas"]["MapResponse"]["properties"]
+            .get("budgetLimited")
+            .is_some(),
+        "{}",
+        doc.json["components"]["schemas"]["MapResponse"]
+    );
     // Logs carry the request id.
     let id = h.header("x-request-id").expect("id").to_string();
     tokio::time::sleep(Duration::from_millis(100)).await;

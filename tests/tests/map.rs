@@ -522,6 +522,21 @@ async fn billing_table(db: Db) {
     let single = tree_site(1).await;
     map_and_check(&s, &single, 2, 3).await;
     map_and_check(&s, &single, 1, 3).await;
+
+    // Fetches are counted in the metrics: 10 + 9 + 11 + 140 + 140 + 2 + 1.
+    let metrics = s
+        .http
+        .get(s.url("/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        metrics.contains("webdata_map_fetches_total 313"),
+        "{metrics}"
+    );
 }
 
 async fn start_page_failures_cost_nothing(db: Db) {

@@ -50,7 +50,10 @@ fn site(dir: &std::path::Path, port: u16) -> std::io::Result<()> {
     }
     xml.push_str("</urlset>\n");
     std::fs::write(dir.join("sitemap.xml"), xml)?;
-    std::fs::write(dir.join("robots.txt"), "User-agent: *\nDisallow: /private/\n")?;
+    std::fs::write(
+        dir.join("robots.txt"),
+        "User-agent: *\nDisallow: /private/\n",
+    )?;
     std::fs::write(
         dir.join("index.html"),
         "<!doctype html><html><head><title>Docs</title></head><body><a href=\"/docs/section-1/page-1?lang=en&v=2\">One</a> <a href=\"/about.html\">About</a></body></html>",
@@ -74,7 +77,14 @@ async fn main() {
         return;
     }
     let child = Command::new("python3")
-        .args(["-m", "http.server", "--bind", "127.0.0.2", &port.to_string(), "--directory"])
+        .args([
+            "-m",
+            "http.server",
+            "--bind",
+            "127.0.0.2",
+            &port.to_string(),
+            "--directory",
+        ])
         .arg(&dir)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
