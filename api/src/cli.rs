@@ -384,7 +384,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;
     let engine = webdata_worker::scrape::Engine::with_resolver(guard.clone(), Arc::new(resolver))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let browser = start_browser(guard, args.webdriver_url.as_deref()).await;
+    let browser =
+        webdata_worker::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
     let engine = engine.with_browser(browser);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let runner = if args.worker_concurrency > 0 {
@@ -522,36 +523,4 @@ async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
         None => print_json(&doc)?,
     }
     Ok(())
-}
-
-/// The render tier's browser pool: `WEBDATA_WEBDRIVER_URL`, else a local
-/// chromedriver + chromium when installed; `WEBDATA_BROWSER=off` disables it.
-async fn start_browser(
-    guard: webdata_worker::guard::NetworkGuard,
-    webdriver_url: Option<&str>,
-) -> Option<webdata_worker::render::BrowserPool> {
-    if std::env::var("WEBDATA_BROWSER").is_ok_and(|v| v == "off") {
-        tracing::info!("browser rendering disabled (WEBDATA_BROWSER=off)");
-        return None;
-    }
-    let mut cfg = match webdata_worker::render::BrowserConfig::from_env(guard) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::warn!(error = %e, "browser settings are invalid; rendering is off");
-            return None;
-        }
-    };
-    if let Some(u) = webdriver_url {
-        cfg.webdriver_url = Some(u.to_string());
-    }
-    match webdata_worker::render::BrowserPool::start(cfg).await {
-        Ok(pool) => {
-            tracing::info!("browser rendering available");
-            Some(pool)
-        }
-        Err(e) => {
-            tracing::info!(reason = %e, "browser rendering not available; tier render answers not_configured");
-            None
-        }
-    }
 }

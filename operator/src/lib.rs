@@ -1,3 +1,9 @@
-//! The Kubernetes operator for `CrawlJob` and `WorkerPool` resources (group
-//! `webdata.io`). Its controllers arrive with the Kubernetes issue; until then
-//! this crate holds no code and builds no binary.
+//! The Kubernetes side of webdata: the `CrawlJob` and `WorkerPool` custom
+//! resources (group `webdata.io`), the pure replica and phase math, the
+//! Deployment/Service builders, and the controllers of `webdata-operator`.
+
+pub mod build;
+pub mod controller;
+pub mod crd;
+pub mod phase;
+pub mod scale;

@@ -37,6 +37,8 @@ pub struct RunnerConfig {
     pub max_attempts: i64,
     /// Pages fetched at once from one host (politeness).
     pub per_host: usize,
+    /// Only crawls of this WorkerPool (`None`: every admitted crawl).
+    pub pool: Option<String>,
 }
 
 impl Default for RunnerConfig {
@@ -48,6 +50,7 @@ impl Default for RunnerConfig {
             idle_poll: Duration::from_millis(200),
             max_attempts: 3,
             per_host: 8,
+            pool: None,
         }
     }
 }
@@ -60,22 +63,7 @@ struct Plan {
     user_wants_links: bool,
 }
 
-/// Status JSON of a crawl (CrawlStatus without `data`), for events.
-pub fn status_json(c: &CrawlRow) -> serde_json::Value {
-    let mut v = serde_json::json!({
-        "id": c.id,
-        "status": c.status,
-        "url": c.url,
-        "total": c.total,
-        "completed": c.completed,
-        "failed": c.failed,
-        "credits_used": c.credits_used,
-    });
-    if let (Some(code), Some(message)) = (&c.error_code, &c.error_message) {
-        v["error"] = serde_json::json!({ "code": code, "message": message });
-    }
-    v
-}
+pub use webdata_core::store::crawl::status_json;
 
 /// The boilerplate block hashes of a crawl as of now (empty when the crawl
 /// asked for `removeBoilerplate: false`).
@@ -197,7 +185,12 @@ impl CrawlRunner {
             if free > 0 {
                 match self
                     .store
-                    .lease_urls(&self.cfg.worker_id, None, free as i64, self.cfg.lease_ms)
+                    .lease_pool_urls(
+                        &self.cfg.worker_id,
+                        self.cfg.pool.as_deref(),
+                        free as i64,
+                        self.cfg.lease_ms,
+                    )
                     .await
                 {
                     Ok(leases) => {
@@ -237,7 +230,7 @@ impl CrawlRunner {
     }
 
     async fn seed_queued(&self) -> Result<(), webdata_core::StoreError> {
-        for crawl in self.store.crawls_in(status::QUEUED).await? {
+        for crawl in self.store.seedable_crawls(self.cfg.pool.as_deref()).await? {
             if !self.store.start_crawl(&crawl.id, status_data).await? {
                 continue;
             }

@@ -39,6 +39,48 @@ pub struct CrawlRow {
     pub event_seq: i64,
     pub error_code: Option<String>,
     pub error_message: Option<String>,
+    /// The WorkerPool whose workers run it (`default` on one machine).
+    pub pool: String,
+    /// False while a crawl made in cluster mode waits for the operator.
+    pub admitted: bool,
+    /// Its pages need a browser (render demand for the pool).
+    pub renders: bool,
+    /// `local` (in-process or `webdata-worker` on one machine) or `kube` (a CrawlJob).
+    pub launcher: String,
+}
+
+/// Where and how a new crawl runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placement {
+    pub pool: String,
+    /// Workers may start it at once (false: wait for the operator).
+    pub admitted: bool,
+    pub renders: bool,
+    pub launcher: String,
+}
+
+impl Default for Placement {
+    fn default() -> Self {
+        Placement {
+            pool: "default".into(),
+            admitted: true,
+            renders: false,
+            launcher: "local".into(),
+        }
+    }
+}
+
+/// Work waiting in a pool: what the operator scales workers and browsers by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PoolBacklog {
+    /// Admitted crawls not started yet (each needs a worker to seed it).
+    pub queued_crawls: i64,
+    /// Queued and leased URLs of the pool's running crawls.
+    pub urls: i64,
+    /// The part of `urls` whose crawls need a browser.
+    pub render_urls: i64,
+    /// Running crawls.
+    pub running_crawls: i64,
 }
 
 impl CrawlRow {
@@ -95,7 +137,29 @@ pub struct CrawlEvent {
     pub created_at: i64,
 }
 
-const CRAWL_COLUMNS: &str = "id, org_id, key_id, status, url, request, max_pages, created_at, started_at, finished_at, total, completed, failed, credits_used, doc_seq, event_seq, error_code, error_message";
+/// Status JSON of a crawl (CrawlStatus without `data`), for events.
+pub fn status_json(c: &CrawlRow) -> serde_json::Value {
+    let mut v = serde_json::json!({
+        "id": c.id,
+        "status": c.status,
+        "url": c.url,
+        "total": c.total,
+        "completed": c.completed,
+        "failed": c.failed,
+        "credits_used": c.credits_used,
+    });
+    if let (Some(code), Some(message)) = (&c.error_code, &c.error_message) {
+        v["error"] = serde_json::json!({ "code": code, "message": message });
+    }
+    v
+}
+
+/// [`status_json`] as a string: the data of lifecycle events.
+pub fn status_data(c: &CrawlRow) -> String {
+    status_json(c).to_string()
+}
+
+const CRAWL_COLUMNS: &str = "id, org_id, key_id, status, url, request, max_pages, created_at, started_at, finished_at, total, completed, failed, credits_used, doc_seq, event_seq, error_code, error_message, pool, admitted, renders, launcher";
 
 fn crawl_from_row(r: &AnyRow) -> StoreResult<CrawlRow> {
     Ok(CrawlRow {
@@ -117,6 +181,10 @@ fn crawl_from_row(r: &AnyRow) -> StoreResult<CrawlRow> {
         event_seq: r.try_get("event_seq")?,
         error_code: r.try_get("error_code")?,
         error_message: r.try_get("error_message")?,
+        pool: r.try_get("pool")?,
+        admitted: r.try_get::<i64, _>("admitted")? != 0,
+        renders: r.try_get::<i64, _>("renders")? != 0,
+        launcher: r.try_get("launcher")?,
     })
 }
 
@@ -133,11 +201,35 @@ impl Store {
         request_json: &str,
         max_pages: i64,
     ) -> StoreResult<CrawlRow> {
+        self.create_crawl_in(
+            id,
+            org_id,
+            key_id,
+            url,
+            request_json,
+            max_pages,
+            &Placement::default(),
+        )
+        .await
+    }
+
+    /// Creates a queued crawl placed in a pool, and its ledger entry.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn create_crawl_in(
+        &self,
+        id: &str,
+        org_id: &str,
+        key_id: Option<&str>,
+        url: &str,
+        request_json: &str,
+        max_pages: i64,
+        placement: &Placement,
+    ) -> StoreResult<CrawlRow> {
         let now = now_ms();
         let mut tx = self.begin_write().await?;
         sqlx::query(
-            "INSERT INTO crawls (id, org_id, key_id, status, url, request, max_pages, created_at, updated_at) \
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $7)",
+            "INSERT INTO crawls (id, org_id, key_id, status, url, request, max_pages, created_at, updated_at, pool, admitted, renders, launcher) \
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $7, $8, $9, $10, $11)",
         )
         .bind(id)
         .bind(org_id)
@@ -146,6 +238,10 @@ impl Store {
         .bind(request_json)
         .bind(max_pages)
         .bind(now)
+        .bind(&placement.pool)
+        .bind(placement.admitted as i64)
+        .bind(placement.renders as i64)
+        .bind(&placement.launcher)
         .execute(&mut *tx)
         .await?;
         sqlx::query(
@@ -182,6 +278,62 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         rows.iter().map(crawl_from_row).collect()
+    }
+
+    /// Admitted queued crawls, oldest first, of one pool or of all.
+    pub async fn seedable_crawls(&self, pool: Option<&str>) -> StoreResult<Vec<CrawlRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {CRAWL_COLUMNS} FROM crawls WHERE status = 'queued' AND admitted = 1 \
+             AND ($1 = '' OR pool = $1) ORDER BY created_at, id"
+        ))
+        .bind(pool.unwrap_or(""))
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(crawl_from_row).collect()
+    }
+
+    /// Lets workers start a crawl that waited for the operator; false when
+    /// it was already admitted or is gone.
+    pub async fn admit_crawl(&self, id: &str) -> StoreResult<bool> {
+        let mut tx = self.begin_write().await?;
+        let n = sqlx::query(
+            "UPDATE crawls SET admitted = 1, updated_at = $1 WHERE id = $2 AND admitted = 0",
+        )
+        .bind(now_ms())
+        .bind(id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        tx.commit().await?;
+        Ok(n > 0)
+    }
+
+    /// The work waiting in `pool`.
+    pub async fn pool_backlog(&self, pool: &str) -> StoreResult<PoolBacklog> {
+        let crawls = sqlx::query(
+            "SELECT \
+               CAST(COALESCE(SUM(CASE WHEN status = 'queued' AND admitted = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) AS queued, \
+               CAST(COALESCE(SUM(CASE WHEN status = 'running' THEN 1 ELSE 0 END), 0) AS BIGINT) AS running \
+             FROM crawls WHERE pool = $1 AND status IN ('queued', 'running')",
+        )
+        .bind(pool)
+        .fetch_one(self.pool())
+        .await?;
+        let urls = sqlx::query(
+            "SELECT CAST(COUNT(*) AS BIGINT) AS urls, \
+               CAST(COALESCE(SUM(CASE WHEN c.renders = 1 THEN 1 ELSE 0 END), 0) AS BIGINT) AS render_urls \
+             FROM frontier f JOIN crawls c ON c.id = f.crawl_id \
+             WHERE c.pool = $1 AND c.status = 'running' AND f.state IN ('queued', 'leased')",
+        )
+        .bind(pool)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(PoolBacklog {
+            queued_crawls: crawls.try_get("queued")?,
+            running_crawls: crawls.try_get("running")?,
+            urls: urls.try_get("urls")?,
+            render_urls: urls.try_get("render_urls")?,
+        })
     }
 
     async fn lock_crawl(&self, tx: &mut Tx, id: &str) -> StoreResult<Option<CrawlRow>> {
@@ -379,11 +531,39 @@ impl Store {
         n: i64,
         lease_ms: i64,
     ) -> StoreResult<Vec<Lease>> {
+        self.lease_urls_where(worker, crawl, None, n, lease_ms)
+            .await
+    }
+
+    /// Like [`Store::lease_urls`], for the crawls of one pool (all when `None`).
+    pub async fn lease_pool_urls(
+        &self,
+        worker: &str,
+        pool: Option<&str>,
+        n: i64,
+        lease_ms: i64,
+    ) -> StoreResult<Vec<Lease>> {
+        self.lease_urls_where(worker, None, pool, n, lease_ms).await
+    }
+
+    async fn lease_urls_where(
+        &self,
+        worker: &str,
+        crawl: Option<&str>,
+        pool: Option<&str>,
+        n: i64,
+        lease_ms: i64,
+    ) -> StoreResult<Vec<Lease>> {
         let now = now_ms();
         let crawl_filter = if crawl.is_some() {
             "AND f.crawl_id = $3"
         } else {
             "AND $3 = $3"
+        };
+        let pool_filter = if pool.is_some() {
+            "AND c.pool = $4"
+        } else {
+            "AND $4 = $4"
         };
         let skip = match self.backend() {
             super::Backend::Postgres => " FOR UPDATE OF f SKIP LOCKED",
@@ -392,13 +572,14 @@ impl Store {
         let mut tx = self.begin_write().await?;
         let rows = sqlx::query(&format!(
             "SELECT f.crawl_id, f.url_key, f.url, f.depth, f.attempts FROM frontier f JOIN crawls c ON c.id = f.crawl_id \
-             WHERE c.status = 'running' {crawl_filter} \
+             WHERE c.status = 'running' {crawl_filter} {pool_filter} \
                AND ((f.state = 'queued' AND f.not_before <= $1) OR (f.state = 'leased' AND f.lease_until < $1)) \
              ORDER BY f.depth, f.created_at LIMIT $2{skip}"
         ))
         .bind(now)
         .bind(n)
         .bind(crawl.unwrap_or(""))
+        .bind(pool.unwrap_or(""))
         .fetch_all(&mut *tx)
         .await?;
         let mut leases = Vec::with_capacity(rows.len());

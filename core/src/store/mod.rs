@@ -16,7 +16,7 @@ mod webhooks;
 
 pub use blobs::Blob;
 pub use cache::CachedScrape;
-pub use crawl::{CrawlEvent, CrawlRow, Lease, NewUrl, PageCommit};
+pub use crawl::{CrawlEvent, CrawlRow, Lease, NewUrl, PageCommit, Placement, PoolBacklog};
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
 pub use webhooks::{AttemptOutcome, Delivery, NewDelivery, WebhookEndpoint};
 

@@ -26,6 +26,17 @@ struct Args {
     /// Lease length in milliseconds; a URL whose worker died is leased again after it.
     #[arg(long, env = "WEBDATA_LEASE_MS", default_value_t = 120_000)]
     lease_ms: i64,
+    /// Only crawls of this WorkerPool (set by the operator on pool
+    /// Deployments; unset: every admitted crawl).
+    #[arg(long, env = "WEBDATA_POOL")]
+    pool: Option<String>,
+    /// A WebDriver endpoint (the pool's Selenium/Chrome browsers) for pages
+    /// that need rendering; unset: a local chromedriver when installed.
+    #[arg(long, env = "WEBDATA_WEBDRIVER_URL")]
+    webdriver_url: Option<String>,
+    /// Fixed DNS answers, `host=ip[,host=ip…]`.
+    #[arg(long, env = "WEBDATA_RESOLVE")]
+    resolve: Option<String>,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     log_format: String,
@@ -60,7 +71,15 @@ async fn run(args: Args) -> Result<(), String> {
     let guard =
         webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| format!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
-    let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| e.to_string())?;
+    let resolver =
+        webdata_worker::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
+            .map_err(|e| format!("WEBDATA_RESOLVE: {e}"))?;
+    let browser =
+        webdata_worker::render::start_from_env(guard.clone(), args.webdriver_url.as_deref()).await;
+    let engine =
+        webdata_worker::scrape::Engine::with_resolver(guard, std::sync::Arc::new(resolver))
+            .map_err(|e| e.to_string())?
+            .with_browser(browser.clone());
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
     let cfg = RunnerConfig {
         worker_id: args
@@ -69,9 +88,10 @@ async fn run(args: Args) -> Result<(), String> {
         concurrency: args.concurrency.max(1),
         lease_ms: args.lease_ms.max(1000),
         idle_poll: Duration::from_millis(200),
+        pool: args.pool.filter(|p| !p.is_empty()),
         ..Default::default()
     };
-    tracing::info!(worker = %cfg.worker_id, concurrency = cfg.concurrency, "webdata-worker started");
+    tracing::info!(worker = %cfg.worker_id, concurrency = cfg.concurrency, pool = ?cfg.pool, "webdata-worker started");
     eprintln!("webdata-worker ready: {}", cfg.worker_id);
     let runner = CrawlRunner::new(store, engine, cfg);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -80,6 +100,9 @@ async fn run(args: Args) -> Result<(), String> {
     tracing::info!("stopping: finishing the pages in flight");
     let _ = stop_tx.send(true);
     let _ = task.await;
+    if let Some(b) = browser {
+        b.shutdown().await;
+    }
     tracing::info!("stopped");
     Ok(())
 }
