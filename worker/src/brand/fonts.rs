@@ -51,13 +51,29 @@ pub fn is_generic(family: &str) -> bool {
     f.is_empty() || GENERIC.contains(&f.as_str()) || f.starts_with("var(")
 }
 
+/// The family behind a Next.js `next/font` name (`__Inter_aaf875` →
+/// `Inter`); None for its generated fallback faces.
+fn demangle(f: &str) -> Option<String> {
+    let Some(inner) = f.strip_prefix("__") else {
+        return Some(f.to_string());
+    };
+    if inner.contains("_Fallback") {
+        return None;
+    }
+    let name = match inner.rsplit_once('_') {
+        Some((n, hash)) if hash.len() == 6 && hash.chars().all(|c| c.is_ascii_hexdigit()) => n,
+        _ => inner,
+    };
+    Some(name.replace('_', " "))
+}
+
 /// The first family of a `font-family` list that is not a fallback.
 pub fn first_family(value: &str) -> Option<String> {
     value
         .split(',')
         .map(|f| f.trim().trim_matches(|c| c == '"' || c == '\'').trim())
-        .find(|f| !is_generic(f) && f.len() <= 80 && !f.contains(['(', ')', '{', '}', ';']))
-        .map(str::to_string)
+        .filter(|f| !is_generic(f) && f.len() <= 80 && !f.contains(['(', ')', '{', '}', ';']))
+        .find_map(demangle)
 }
 
 /// The family list of a `font` shorthand (`700 2rem/1.2 "Acme", serif`).

@@ -20,7 +20,6 @@ use crate::scrape::ScrapeFailure;
 use base64::Engine as _;
 use colors::ColorEvidence;
 use fonts::FontEvidence;
-use futures::StreamExt;
 use page::{Candidate, ImageRef};
 use std::time::Duration;
 use tokio::time::Instant;
@@ -180,6 +179,54 @@ async fn fetch_asset(
     }
 }
 
+async fn fetch_owned(
+    fetcher: Fetcher,
+    url: Url,
+    max_bytes: usize,
+    accept: &'static str,
+    deadline: Instant,
+) -> Option<FetchResponse> {
+    fetch_asset(&fetcher, &url, max_bytes, accept, deadline).await
+}
+
+/// One image loaded and measured.
+type Loaded = (
+    Candidate,
+    images::ImageFacts,
+    Vec<u8>,
+    String,
+    Option<String>,
+);
+
+/// Fetches (or takes the inline markup of) one candidate and measures it
+/// off the async threads.
+async fn load_image(fetcher: Fetcher, c: Candidate, deadline: Instant) -> Option<Loaded> {
+    let (bytes, key, source_url) = match &c.image {
+        ImageRef::Url(u) => {
+            let r = fetch_asset(
+                &fetcher,
+                u,
+                MAX_IMAGE_BYTES,
+                "image/avif,image/webp,image/svg+xml,image/*,*/*;q=0.5",
+                deadline,
+            )
+            .await?;
+            (r.body, u.to_string(), Some(u.to_string()))
+        }
+        ImageRef::Inline(m) => {
+            let data = format!(
+                "data:image/svg+xml;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(m.as_bytes())
+            );
+            (m.clone().into_bytes(), data, None)
+        }
+    };
+    let (facts, bytes) = tokio::task::spawn_blocking(move || (images::facts(&bytes), bytes))
+        .await
+        .ok()?;
+    Some((c, facts?, bytes, key, source_url))
+}
+
 /// The web manifest's fields brand extraction uses.
 #[derive(Debug, Default)]
 struct Manifest {
@@ -308,18 +355,21 @@ pub async fn from_page(
     let facts = page::read(html, page_url);
     let asset_deadline = deadline.min(Instant::now() + ASSET_BUDGET);
 
-    let sheets_fut = futures::stream::iter(facts.stylesheets.iter().take(MAX_STYLESHEETS))
-        .map(|u| {
-            fetch_asset(
-                fetcher,
-                u,
-                MAX_CSS_BYTES,
-                "text/css,*/*;q=0.1",
-                asset_deadline,
-            )
-        })
-        .buffered(4)
-        .collect::<Vec<_>>();
+    let sheet_urls: Vec<Url> = facts
+        .stylesheets
+        .iter()
+        .take(MAX_STYLESHEETS)
+        .cloned()
+        .collect();
+    let sheets_fut = futures::future::join_all(sheet_urls.into_iter().map(|u| {
+        fetch_owned(
+            fetcher.clone(),
+            u,
+            MAX_CSS_BYTES,
+            "text/css,*/*;q=0.1",
+            asset_deadline,
+        )
+    }));
     let manifest_fut = async {
         match &facts.manifest {
             Some(u) => fetch_asset(
@@ -422,38 +472,12 @@ pub async fn from_page(
     });
     candidates.truncate(MAX_IMAGES);
 
-    let loaded = futures::stream::iter(candidates)
-        .map(|c| async move {
-            let (bytes, key, source_url) = match &c.image {
-                ImageRef::Url(u) => {
-                    let r = fetch_asset(
-                        fetcher,
-                        u,
-                        MAX_IMAGE_BYTES,
-                        "image/avif,image/webp,image/svg+xml,image/*,*/*;q=0.5",
-                        asset_deadline,
-                    )
-                    .await?;
-                    (r.body, u.to_string(), Some(u.to_string()))
-                }
-                ImageRef::Inline(m) => {
-                    let data = format!(
-                        "data:image/svg+xml;base64,{}",
-                        base64::engine::general_purpose::STANDARD.encode(m.as_bytes())
-                    );
-                    (m.clone().into_bytes(), data, None)
-                }
-            };
-            let (facts, bytes) =
-                tokio::task::spawn_blocking(move || (images::facts(&bytes), bytes))
-                    .await
-                    .ok()?;
-            let facts = facts?;
-            Some((c, facts, bytes, key, source_url))
-        })
-        .buffered(6)
-        .collect::<Vec<_>>()
-        .await;
+    let loaded = futures::future::join_all(
+        candidates
+            .into_iter()
+            .map(|c| load_image(fetcher.clone(), c, asset_deadline)),
+    )
+    .await;
     let mut logos = Vec::new();
     let mut copies = Vec::new();
     for (c, f, bytes, key, source_url) in loaded.into_iter().flatten() {
