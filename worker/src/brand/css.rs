@@ -161,9 +161,10 @@ fn parse_into(text: &str, dark: bool, sheet: &mut Sheet, depth: usize) {
     }
 }
 
-/// Custom properties declared on the document (`:root`, `html`, `body`),
-/// outside dark-scheme blocks; later declarations win, as in CSS.
-pub fn variables(sheets: &[Sheet]) -> HashMap<String, String> {
+/// Custom properties declared on the document (`:root`, `html`, `body`,
+/// or a class the `<html>`/`<body>` element carries), outside dark-scheme
+/// blocks; later declarations win, as in CSS.
+pub fn variables(sheets: &[Sheet], doc_classes: &[String]) -> HashMap<String, String> {
     let mut vars = HashMap::new();
     for rule in sheets.iter().flat_map(|s| &s.rules) {
         if rule.dark {
@@ -171,7 +172,12 @@ pub fn variables(sheets: &[Sheet]) -> HashMap<String, String> {
         }
         let global = rule.selector.split(',').any(|p| {
             let p = p.trim().to_ascii_lowercase();
-            p == ":root" || p == "html" || p == "body" || p == ":host" || p.starts_with(":root")
+            p == ":root"
+                || p == "html"
+                || p == "body"
+                || p == ":host"
+                || p.starts_with(":root")
+                || is_document_selector(&p, doc_classes)
         });
         if !global {
             continue;
@@ -332,13 +338,20 @@ fn is_header_selector(part: &str) -> bool {
     last == "header" || last == "nav" || last.contains("header") || last.contains("navbar")
 }
 
-fn is_document_selector(part: &str) -> bool {
+fn is_document_selector(part: &str, doc_classes: &[String]) -> bool {
     matches!(part, "body" | "html" | ":root" | "html body")
+        || part
+            .strip_prefix('.')
+            .is_some_and(|c| doc_classes.iter().any(|d| d.eq_ignore_ascii_case(c)))
 }
 
-/// Colour and font evidence of the sheets.
-pub fn evidence(sheets: &[Sheet]) -> (Vec<ColorEvidence>, Vec<FontEvidence>) {
-    let vars = variables(sheets);
+/// Colour and font evidence of the sheets; `doc_classes` are the classes
+/// of `<html>` and `<body>` (frameworks put the page font on one).
+pub fn evidence(
+    sheets: &[Sheet],
+    doc_classes: &[String],
+) -> (Vec<ColorEvidence>, Vec<FontEvidence>) {
+    let vars = variables(sheets, doc_classes);
     let mut colours = Vec::new();
     let mut font_ev = Vec::new();
     let mut names: Vec<&String> = vars.keys().collect();
@@ -385,7 +398,7 @@ pub fn evidence(sheets: &[Sheet]) -> (Vec<ColorEvidence>, Vec<FontEvidence>) {
                         });
                     }
                 };
-                if is_document_selector(part) {
+                if is_document_selector(part, doc_classes) {
                     if bg {
                         colour(ColorRole::Background, 4);
                     } else if n == "color" {
@@ -400,16 +413,13 @@ pub fn evidence(sheets: &[Sheet]) -> (Vec<ColorEvidence>, Vec<FontEvidence>) {
                         colour(ColorRole::Accent, 2);
                     }
                 } else if is_header_selector(part) && bg {
-                    if let Some(c) = color_in(&v) {
-                        let (role, weight) = if c.is_chromatic() {
-                            (ColorRole::Primary, 2)
-                        } else {
-                            (ColorRole::Background, 1)
-                        };
+                    // A coloured header is brand evidence; a white or
+                    // black one says nothing about the page background.
+                    if let Some(c) = color_in(&v).filter(|c| c.is_chromatic()) {
                         colours.push(ColorEvidence {
                             color: c,
-                            role,
-                            weight,
+                            role: ColorRole::Primary,
+                            weight: 2,
                         });
                     }
                 }
@@ -419,7 +429,7 @@ pub fn evidence(sheets: &[Sheet]) -> (Vec<ColorEvidence>, Vec<FontEvidence>) {
                     _ => None,
                 };
                 if let Some(family) = family {
-                    let role = if is_document_selector(part) {
+                    let role = if is_document_selector(part, doc_classes) {
                         Some(FontRole::Body)
                     } else if is_heading_selector(part) {
                         Some(FontRole::Heading)
@@ -470,7 +480,7 @@ mod tests {
             s.rules[2].decls,
             vec![("background-color".to_string(), "#ff0000".to_string())]
         );
-        let vars = variables(&[s]);
+        let vars = variables(&[s], &[]);
         assert_eq!(resolve("var(--bg)", &vars), "#fff");
         assert_eq!(resolve("var(--missing, #123)", &vars), "#123");
     }
@@ -485,7 +495,7 @@ mod tests {
              a{color:#db2777} a:hover{color:#000}\
              @media (prefers-color-scheme:dark){body{background:#000}}",
         );
-        let (c, f) = evidence(&[s]);
+        let (c, f) = evidence(&[s], &[]);
         assert!(c.contains(&ColorEvidence {
             color: Rgb(0x0f, 0x76, 0x6e),
             role: ColorRole::Primary,

@@ -178,6 +178,18 @@ mod tests {
     }
 
     #[test]
+    fn next_font_names_are_demangled() {
+        assert_eq!(
+            first_family("__Inter_aaf875, __Inter_Fallback_aaf875").as_deref(),
+            Some("Inter")
+        );
+        assert_eq!(
+            first_family("'__JetBrains_Mono_3c557b', monospace").as_deref(),
+            Some("JetBrains Mono")
+        );
+    }
+
+    #[test]
     fn google_fonts_links_name_their_families() {
         let u = Url::parse("https://fonts.googleapis.com/css2?family=Inter:wght@400;700&family=Playfair+Display:ital@1&display=swap");
         assert_eq!(

@@ -395,7 +395,7 @@ pub async fn from_page(
             .filter_map(|r| r.text)
             .map(|t| css::parse(&t)),
     );
-    let (mut colour_ev, mut font_ev) = css::evidence(&sheets);
+    let (mut colour_ev, mut font_ev) = css::evidence(&sheets, &facts.doc_classes);
     for c in facts
         .theme_colors
         .iter()

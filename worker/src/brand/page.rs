@@ -45,6 +45,8 @@ pub struct PageFacts {
     pub social_links: Vec<String>,
     /// True when the page declared any icon (`<link rel=icon>`).
     pub declared_icon: bool,
+    /// Classes of `<html>` and `<body>`.
+    pub doc_classes: Vec<String>,
 }
 
 fn sel(s: &str) -> Selector {
@@ -418,6 +420,10 @@ pub fn read(html: &str, page: &Url) -> PageFacts {
         });
     }
 
+    for el in doc.select(&sel("html, body")) {
+        f.doc_classes
+            .extend(el.value().classes().map(str::to_string));
+    }
     // CSS on the page itself.
     for s in doc.select(&sel("style")) {
         f.inline_css.push(s.text().collect());
