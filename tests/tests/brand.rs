@@ -194,8 +194,11 @@ struct Fixture {
     site: Site,
     mode: Arc<AtomicU8>,
     hits: Arc<Mutex<HashMap<String, usize>>>,
-    files: Arc<HashMap<String, (String, Vec<u8>)>>,
+    files: Arc<Files>,
 }
+
+/// Path → (content type, bytes).
+type Files = HashMap<String, (String, Vec<u8>)>;
 
 impl Fixture {
     fn home_hits(&self) -> usize {
@@ -252,8 +255,7 @@ fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<(String, Ve
 async fn serve(site: &str) -> Fixture {
     // The base URL is known only once Site::serve has bound, so the files
     // are filled in afterwards through a shared slot.
-    let slot: Arc<Mutex<Option<Arc<HashMap<String, (String, Vec<u8>)>>>>> =
-        Arc::new(Mutex::new(None));
+    let slot: Arc<Mutex<Option<Arc<Files>>>> = Arc::new(Mutex::new(None));
     let mode = Arc::new(AtomicU8::new(OK));
     let hits: Arc<Mutex<HashMap<String, usize>>> = Arc::default();
     let (slot2, mode2, hits2) = (slot.clone(), mode.clone(), hits.clone());

@@ -137,7 +137,7 @@ pub fn choose(evidence: &[FontEvidence]) -> Vec<BrandFont> {
         }
     }
     let mut loose: Vec<&FontEvidence> = evidence.iter().filter(|e| e.role.is_none()).collect();
-    loose.sort_by(|a, b| b.weight.cmp(&a.weight));
+    loose.sort_by_key(|e| std::cmp::Reverse(e.weight));
     for e in loose {
         let known = out.iter().any(|f| f.family.eq_ignore_ascii_case(&e.family));
         if !known {

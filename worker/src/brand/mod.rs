@@ -268,7 +268,7 @@ fn read_manifest(text: &str, base: &Url) -> Manifest {
                 .collect()
         })
         .unwrap_or_default();
-    icons.sort_by(|a, b| b.0.cmp(&a.0));
+    icons.sort_by_key(|i| std::cmp::Reverse(i.0));
     Manifest {
         name: s("name").or_else(|| s("short_name")),
         description: s("description"),
