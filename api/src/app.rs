@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::metrics::Metrics;
-use crate::routes::{admin, crawl, map, ops, scrape, team};
+use crate::routes::{admin, brand, crawl, map, ops, scrape, team};
 use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
@@ -32,6 +32,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let v1 = Router::new()
         .route("/v1/team/credit-usage", get(team::credit_usage))
         .route("/v1/scrape", post(scrape::scrape))
+        .route("/v1/brand", get(brand::brand))
         .route("/v1/crawl", post(crawl::start))
         .route("/v1/crawl/{id}", get(crawl::get).delete(crawl::cancel))
         .route("/v1/crawl/{id}/events", get(crawl::events))

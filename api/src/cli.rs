@@ -458,6 +458,14 @@ fn spawn_janitor(store: Store, request_timeout_ms: i64) {
             if let Err(e) = store.sweep_blobs().await {
                 tracing::warn!(error = %e, "sweeping expired blobs failed");
             }
+            if let Err(e) = store
+                .brand_cache_sweep(
+                    webdata_core::store::now_ms() - crate::routes::brand::IMAGE_TTL_MS,
+                )
+                .await
+            {
+                tracing::warn!(error = %e, "sweeping the brand cache failed");
+            }
             if let Err(e) = store.cache_sweep(SCRAPE_CACHE_KEEP_MS).await {
                 tracing::warn!(error = %e, "sweeping the scrape cache failed");
             }

@@ -62,6 +62,9 @@ pub struct ServeArgs {
     /// How long screenshot links work (ms).
     #[arg(long, env = "WEBDATA_SCREENSHOT_TTL_MS", default_value_t = 86_400_000)]
     pub screenshot_ttl_ms: i64,
+    /// Longest a brand lookup may spend reading the home page (ms).
+    #[arg(long, env = "WEBDATA_BRAND_TIMEOUT_MS", default_value_t = 30_000)]
+    pub brand_timeout_ms: u64,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,
@@ -76,6 +79,8 @@ pub struct Config {
     pub sse_poll: Duration,
     pub public_url: Option<String>,
     pub screenshot_ttl_ms: i64,
+    /// How long a brand lookup may spend on the home page.
+    pub brand_timeout: Duration,
     /// Key signing blob links (kept in the store, shared by replicas).
     pub blob_key: String,
 }
@@ -90,6 +95,7 @@ impl Config {
             sse_poll: crate::routes::crawl::DEFAULT_SSE_POLL,
             public_url: a.public_url.clone().filter(|u| !u.is_empty()),
             screenshot_ttl_ms: a.screenshot_ttl_ms.max(1000),
+            brand_timeout: Duration::from_millis(a.brand_timeout_ms.max(100)),
             blob_key: String::new(),
         }
     }

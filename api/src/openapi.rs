@@ -52,6 +52,7 @@ pub fn document() -> Value {
     let document = gen.subschema_for::<Document>();
     let map_req = gen.subschema_for::<MapRequest>();
     let map_resp = gen.subschema_for::<MapResponse>();
+    let brand_resp = gen.subschema_for::<webdata_core::brand::BrandResponse>();
     let mut schemas = gen.take_definitions(true);
     schemas.insert(
         "ErrorCode".into(),
@@ -125,6 +126,12 @@ pub fn document() -> Value {
         "The URLs found, ranked by `search` when given. Costs 3 credits per 10 fetches made (robots.txt, sitemap files, pages fetched for links, the rendered-links fallback), at least 3; 0 when the start page fails to load.",
         map_resp.into(),
     );
+    let brand_responses = with_ok(
+        &[400, 401, 402, 404, 415, 429, 500, 502, 503, 504],
+        "200",
+        "The brand (`cached: true` from the cache, `stale: true` when a cached brand past `maxAge` was served because a fresh lookup failed).",
+        brand_resp.into(),
+    );
     let mut events_responses = error_responses(&[400, 401, 404, 429, 500]);
     events_responses.insert("200".into(), json!({
         "description": "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.",
@@ -151,6 +158,19 @@ pub fn document() -> Value {
                     }],
                     "requestBody": { "required": true, "content": { "application/json": { "schema": scrape_req } } },
                     "responses": scrape_responses
+                }
+            },
+            "/v1/brand": {
+                "get": {
+                    "operationId": "brand",
+                    "summary": "Logo, icon, colours, fonts, name and socials of a host (5 credits fresh, 1 from the cache, 0 on failure).",
+                    "parameters": [
+                        { "name": "domain", "in": "query", "required": true, "schema": { "type": "string" },
+                          "description": "A domain or URL (IDNs accepted); the path is ignored and a leading `www.` dropped." },
+                        { "name": "maxAge", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 0, "default": 2592000000i64 },
+                          "description": "Accepted cache age in ms (default 30 days); 0 forces a fresh lookup. Cached brands older than 7 days are refreshed in the background." }
+                    ],
+                    "responses": brand_responses
                 }
             },
             "/v1/crawl": {
@@ -197,7 +217,7 @@ pub fn document() -> Value {
             "/v1/blobs/{file}": {
                 "get": {
                     "operationId": "getBlob",
-                    "summary": "A screenshot behind a signed link (the link is the credential; it expires after 24 hours).",
+                    "summary": "A screenshot or hosted brand image behind a signed link (the link is the credential; screenshots expire after 24 hours, brand images after 90 days).",
                     "security": [],
                     "parameters": [
                         { "name": "file", "in": "path", "required": true, "schema": { "type": "string" } },
@@ -205,7 +225,7 @@ pub fn document() -> Value {
                         { "name": "sig", "in": "query", "required": true, "schema": { "type": "string" } }
                     ],
                     "responses": {
-                        "200": { "description": "The PNG.", "content": { "image/png": { "schema": { "type": "string", "format": "binary" } } } },
+                        "200": { "description": "The file (PNG for screenshots; the image's own type for brand images).", "content": { "image/*": { "schema": { "type": "string", "format": "binary" } } } },
                         "404": { "description": "Error: not_found (invalid or expired link)", "content": { "application/json": { "schema": { "$ref": "#/components/schemas/ErrorResponse" } } } }
                     }
                 }

@@ -30,6 +30,7 @@ async fn state(timeout: Duration) -> AppState {
             sse_poll: Duration::from_millis(200),
             public_url: None,
             screenshot_ttl_ms: 86_400_000,
+            brand_timeout: Duration::from_secs(30),
             blob_key: "test".into(),
         }),
         metrics: Arc::new(Metrics::default()),

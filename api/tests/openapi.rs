@@ -16,10 +16,19 @@ fn document_covers_routes_fields_and_errors() {
         "/v1/crawl/{id}",
         "/v1/crawl/{id}/events",
         "/v1/blobs/{file}",
+        "/v1/brand",
+        "/v1/map",
     ] {
         assert!(paths.contains_key(p), "missing {p}");
     }
-    for p in ["/v1/map", "/v1/brand", "/v1/search", "/v1/extract"] {
+    let brand_params: Vec<&str> = doc["paths"]["/v1/brand"]["get"]["parameters"]
+        .as_array()
+        .expect("brand parameters")
+        .iter()
+        .filter_map(|p| p["name"].as_str())
+        .collect();
+    assert_eq!(brand_params, vec!["domain", "maxAge"]);
+    for p in ["/v1/search", "/v1/extract"] {
         assert!(
             !paths.contains_key(p),
             "{p} is not built and must not be documented"

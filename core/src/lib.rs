@@ -1,6 +1,7 @@
 //! webdata core: wire types, error codes, configuration and the store. No
 //! HTTP server and no Kubernetes code lives here.
 
+pub mod brand;
 pub mod error;
 pub mod store;
 pub mod types;

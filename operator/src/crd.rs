@@ -3,6 +3,10 @@
 //! (the workers and browsers that run crawls). `webdata-operator crd`
 //! prints their CustomResourceDefinitions; `crds/` holds that output.
 
+// kube's `printcolumn(...)` attributes repeat `type_ = "integer"`, which clippy
+// mistakes for duplicated attributes.
+#![allow(clippy::duplicated_attributes)]
+
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::{EnvVar, ResourceRequirements};

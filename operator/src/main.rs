@@ -35,7 +35,7 @@ enum Command {
         out_dir: Option<std::path::PathBuf>,
     },
     /// Run the controllers (the default).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -101,7 +101,7 @@ async fn main() -> std::process::ExitCode {
         .try_init();
     let result = match cli.command {
         Some(Command::Crd { out_dir }) => print_crds(out_dir),
-        Some(Command::Run(args)) => run(args).await,
+        Some(Command::Run(args)) => run(*args).await,
         None => match RunArgs::try_parse_from_env() {
             Ok(args) => run(args).await,
             Err(e) => Err(anyhow::anyhow!("{e}")),

@@ -1,6 +1,7 @@
 //! The webdata engine: everything that touches the web (fetch, network guard,
 //! robots.txt) and turns a page into the formats the API returns.
 pub mod boilerplate;
+pub mod brand;
 pub mod content;
 pub mod crawl;
 pub mod fetch;

@@ -39,6 +39,16 @@ pub struct Scraped {
     /// PNG bytes when a screenshot format was asked for (the API stores
     /// them and puts a signed URL in `document.screenshot`).
     pub screenshot: Option<Vec<u8>>,
+    /// The page's HTML when the `brand` format was asked for: the API
+    /// reads the brand from it instead of fetching the page again.
+    pub brand_page: Option<BrandPage>,
+}
+
+/// A fetched (or rendered) HTML page kept for brand extraction.
+#[derive(Debug, Clone)]
+pub struct BrandPage {
+    pub html: String,
+    pub url: url::Url,
 }
 
 /// The shared engine; cheap to clone.
@@ -487,6 +497,10 @@ impl Engine {
         if !want(Format::Metadata) {
             metadata.json_ld = None;
         }
+        let brand_page = (want(Format::Brand) && html).then(|| BrandPage {
+            html: resp.text.clone().unwrap_or_default(),
+            url: resp.final_url.clone(),
+        });
         let final_url = resp.final_url.to_string();
         let document = Document {
             url: req.url.clone(),
@@ -531,6 +545,7 @@ impl Engine {
             document,
             billable,
             screenshot: None,
+            brand_page,
         })
     }
 }
@@ -609,6 +624,7 @@ fn site_markdown_document(
         document,
         billable: true,
         screenshot: None,
+        brand_page: None,
     })
 }
 

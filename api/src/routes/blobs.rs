@@ -1,4 +1,5 @@
-//! Screenshot links: `GET /v1/blobs/{id}.png?expires=…&sig=…`. The link is
+//! Blob links (screenshots, hosted brand images):
+//! `GET /v1/blobs/{id}.{ext}?expires=…&sig=…`. The link is
 //! the credential (HMAC-SHA256 of `<id>.<expires>` with a key kept in the
 //! store, the same on every replica) and stops working when it expires.
 
@@ -20,8 +21,19 @@ fn sign(key: &str, id: &str, expires: i64) -> String {
     hex::encode(mac.finalize().into_bytes())
 }
 
-/// The signed link for a blob that expires at `expires_ms`.
+/// The signed link for a PNG blob that expires at `expires_ms`.
 pub fn signed_url(app: &AppState, headers: &HeaderMap, id: &str, expires_ms: i64) -> String {
+    signed_url_ext(app, headers, id, "png", expires_ms)
+}
+
+/// The signed link for a blob with file extension `ext`.
+pub fn signed_url_ext(
+    app: &AppState,
+    headers: &HeaderMap,
+    id: &str,
+    ext: &str,
+    expires_ms: i64,
+) -> String {
     let base = match &app.config.public_url {
         Some(u) => u.trim_end_matches('/').to_string(),
         None => {
@@ -34,7 +46,7 @@ pub fn signed_url(app: &AppState, headers: &HeaderMap, id: &str, expires_ms: i64
     };
     let expires = expires_ms / 1000;
     format!(
-        "{base}/v1/blobs/{id}.png?expires={expires}&sig={}",
+        "{base}/v1/blobs/{id}.{ext}?expires={expires}&sig={}",
         sign(&app.config.blob_key, id, expires)
     )
 }
@@ -53,10 +65,10 @@ pub async fn get(
     Query(q): Query<BlobQuery>,
 ) -> ApiResult<Response> {
     use subtle::ConstantTimeEq;
-    let id = file.strip_suffix(".png").unwrap_or(&file);
+    let id = file.split_once('.').map(|(id, _)| id).unwrap_or(&file);
     let gone = || {
         ApiError::not_found(
-            "this link is not valid or has expired (screenshot links last 24 hours)",
+            "this link is not valid or has expired (screenshot links last 24 hours, brand image links 90 days)",
         )
     };
     let (Some(expires), Some(sig)) = (q.expires, q.sig) else {

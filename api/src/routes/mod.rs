@@ -2,6 +2,7 @@
 
 pub mod admin;
 pub mod blobs;
+pub mod brand;
 pub mod crawl;
 pub mod map;
 pub mod ops;

@@ -84,6 +84,12 @@ pub async fn scrape(
     };
     match result {
         Ok(mut scraped) => {
+            if let Some(page) = scraped.brand_page.take() {
+                scraped.document.brand =
+                    crate::routes::brand::for_scraped_page(&app, &headers, &page)
+                        .await
+                        .and_then(|b| serde_json::to_value(b).ok());
+            }
             if let Some(png) = scraped.screenshot.take() {
                 let (id, expires) = app
                     .store
@@ -154,6 +160,7 @@ async fn cached_document(
         document,
         billable: hit.billable,
         screenshot: None,
+        brand_page: None,
     }))
 }
 

@@ -36,6 +36,37 @@ impl Store {
         Ok((id, expires))
     }
 
+    /// Stores bytes under a caller-chosen id (content-addressed copies);
+    /// storing the same id again keeps the bytes and moves the expiry to
+    /// the later of the two. Returns the expiry in force.
+    pub async fn put_blob_at(
+        &self,
+        id: &str,
+        org_id: &str,
+        content_type: &str,
+        data: &[u8],
+        expires_at: i64,
+    ) -> StoreResult<i64> {
+        sqlx::query(
+            "INSERT INTO blobs (id, org_id, content_type, data, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6) \
+             ON CONFLICT (id) DO UPDATE SET expires_at = excluded.expires_at WHERE blobs.expires_at < excluded.expires_at",
+        )
+        .bind(id)
+        .bind(org_id)
+        .bind(content_type)
+        .bind(data.to_vec())
+        .bind(now_ms())
+        .bind(expires_at)
+        .execute(self.pool())
+        .await?;
+        Ok(
+            sqlx::query_scalar("SELECT expires_at FROM blobs WHERE id = $1")
+                .bind(id)
+                .fetch_one(self.pool())
+                .await?,
+        )
+    }
+
     /// A blob that has not expired.
     pub async fn get_blob(&self, id: &str) -> StoreResult<Option<Blob>> {
         let row = sqlx::query(

@@ -5,6 +5,7 @@
 //! [`Backend`]. Times are unix milliseconds.
 
 mod blobs;
+mod brand;
 mod cache;
 pub mod crawl;
 mod idempotency;
@@ -15,6 +16,7 @@ mod orgs;
 mod webhooks;
 
 pub use blobs::Blob;
+pub use brand::CachedBrand;
 pub use cache::CachedScrape;
 pub use crawl::{CrawlEvent, CrawlRow, Lease, NewUrl, PageCommit, Placement, PoolBacklog};
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};

@@ -1,0 +1,603 @@
+//! What the home page's HTML says about its brand: names, description,
+//! image candidates, style sheets, the web manifest, theme colours, font
+//! links and social links. No network here.
+
+use super::fonts;
+use scraper::{ElementRef, Html, Selector};
+use serde_json::Value;
+use url::Url;
+
+/// Where an image candidate's bytes are.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ImageRef {
+    Url(Url),
+    /// The markup of an inline `<svg>`.
+    Inline(String),
+}
+
+/// An image the page points at as its logo or icon.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Candidate {
+    pub image: ImageRef,
+    /// `header`, `header-dark`, `inline-svg`, `json-ld`, `og:image`,
+    /// `apple-touch-icon`, `manifest`, `favicon`.
+    pub source: &'static str,
+    /// Named as a text-only logo (`wordmark`, `logotype`, …).
+    pub wordmark: bool,
+}
+
+/// Facts read from the page.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageFacts {
+    pub og_site_name: Option<String>,
+    pub ld_name: Option<String>,
+    pub app_name: Option<String>,
+    pub title: Option<String>,
+    pub description: Option<String>,
+    pub candidates: Vec<Candidate>,
+    pub stylesheets: Vec<Url>,
+    /// `<style>` blocks and inline `style` attributes as rules.
+    pub inline_css: Vec<String>,
+    pub manifest: Option<Url>,
+    pub theme_colors: Vec<String>,
+    pub font_families: Vec<String>,
+    /// JSON-LD `sameAs` first, then every outbound link.
+    pub social_links: Vec<String>,
+    /// True when the page declared any icon (`<link rel=icon>`).
+    pub declared_icon: bool,
+    /// Classes of `<html>` and `<body>`.
+    pub doc_classes: Vec<String>,
+}
+
+fn sel(s: &str) -> Selector {
+    // The selectors below are constants that parse.
+    Selector::parse(s).unwrap_or_else(|_| Selector::parse("never-matches").expect("constant"))
+}
+
+fn clean(s: &str) -> Option<String> {
+    let t = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    (!t.is_empty()).then(|| t.chars().take(300).collect())
+}
+
+fn tokens(el: &ElementRef<'_>) -> String {
+    let v = el.value();
+    format!(
+        "{} {} {} {} {}",
+        v.attr("class").unwrap_or(""),
+        v.attr("id").unwrap_or(""),
+        v.attr("alt").unwrap_or(""),
+        v.attr("aria-label").unwrap_or(""),
+        v.attr("src").unwrap_or("")
+    )
+    .to_ascii_lowercase()
+}
+
+fn logo_ish(el: &ElementRef<'_>) -> bool {
+    std::iter::once(*el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap).take(4))
+        .any(|e| {
+            let t = tokens(&e);
+            t.contains("logo") || t.contains("brand") || t.contains("wordmark")
+        })
+}
+
+fn wordmark_ish(el: &ElementRef<'_>) -> bool {
+    std::iter::once(*el)
+        .chain(el.ancestors().filter_map(ElementRef::wrap).take(2))
+        .any(|e| {
+            let t = tokens(&e);
+            t.contains("wordmark")
+                || t.contains("logotype")
+                || t.contains("logo-text")
+                || t.contains("text-logo")
+        })
+}
+
+fn inside(el: &ElementRef<'_>, names: &[&str]) -> bool {
+    el.ancestors()
+        .filter_map(ElementRef::wrap)
+        .any(|a| names.contains(&a.value().name()))
+}
+
+fn home_link(el: &ElementRef<'_>, page: &Url) -> bool {
+    el.ancestors().filter_map(ElementRef::wrap).any(|a| {
+        if a.value().name() != "a" {
+            return false;
+        }
+        if a.value()
+            .attr("rel")
+            .is_some_and(|r| r.split_whitespace().any(|t| t == "home"))
+        {
+            return true;
+        }
+        a.value()
+            .attr("href")
+            .and_then(|h| page.join(h.trim()).ok())
+            .is_some_and(|u| {
+                u.host_str() == page.host_str()
+                    && matches!(u.path(), "/" | "")
+                    && u.query().is_none()
+            })
+    })
+}
+
+fn best_srcset(srcset: &str) -> Option<&str> {
+    srcset
+        .split(',')
+        .filter_map(|c| {
+            let mut parts = c.split_whitespace();
+            let url = parts.next()?;
+            let w = parts
+                .next()
+                .and_then(|d| d.trim_end_matches(['w', 'x']).parse::<f64>().ok())
+                .unwrap_or(1.0);
+            Some((url, w))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(u, _)| u)
+}
+
+fn img_url(el: &ElementRef<'_>, page: &Url) -> Option<Url> {
+    let v = el.value();
+    let src = v
+        .attr("src")
+        .filter(|s| !s.trim().is_empty() && !s.starts_with("data:"))
+        .or_else(|| v.attr("data-src"))
+        .or_else(|| v.attr("srcset").and_then(best_srcset))?;
+    let u = page.join(src.trim()).ok()?;
+    matches!(u.scheme(), "http" | "https").then_some(u)
+}
+
+fn json_ld_types(v: &Value) -> Vec<String> {
+    match v.get("@type") {
+        Some(Value::String(s)) => vec![s.clone()],
+        Some(Value::Array(a)) => a
+            .iter()
+            .filter_map(|x| x.as_str().map(str::to_string))
+            .collect(),
+        _ => vec![],
+    }
+}
+
+fn walk_ld<'a>(v: &'a Value, out: &mut Vec<&'a Value>) {
+    match v {
+        Value::Array(a) => a.iter().for_each(|x| walk_ld(x, out)),
+        Value::Object(o) => {
+            out.push(v);
+            if let Some(g) = o.get("@graph") {
+                walk_ld(g, out);
+            }
+            for key in ["publisher", "brand", "author", "provider"] {
+                if let Some(x) = o.get(key) {
+                    walk_ld(x, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn ld_url(v: &Value) -> Option<&str> {
+    match v {
+        Value::String(s) => Some(s),
+        Value::Object(o) => o
+            .get("url")
+            .or_else(|| o.get("contentUrl"))
+            .and_then(Value::as_str),
+        Value::Array(a) => a.first().and_then(ld_url),
+        _ => None,
+    }
+}
+
+const ORG_TYPES: &[&str] = &[
+    "Organization",
+    "Corporation",
+    "LocalBusiness",
+    "OnlineStore",
+    "OnlineBusiness",
+    "Brand",
+    "NGO",
+    "EducationalOrganization",
+    "Store",
+    "Restaurant",
+    "ProfessionalService",
+    "SoftwareApplication",
+];
+
+/// Reads the page.
+pub fn read(html: &str, page: &Url) -> PageFacts {
+    let doc = Html::parse_document(html);
+    let mut f = PageFacts::default();
+    let meta = |key: &str| -> Option<String> {
+        doc.select(&sel("meta")).find_map(|m| {
+            let v = m.value();
+            let k = v.attr("property").or_else(|| v.attr("name"))?;
+            k.eq_ignore_ascii_case(key)
+                .then(|| v.attr("content").and_then(clean))
+                .flatten()
+        })
+    };
+    f.og_site_name = meta("og:site_name");
+    f.app_name = meta("application-name").or_else(|| meta("apple-mobile-web-app-title"));
+    f.title = doc
+        .select(&sel("title"))
+        .next()
+        .and_then(|t| clean(&t.text().collect::<String>()));
+    f.description = meta("description").or_else(|| meta("og:description"));
+    for m in doc.select(&sel("meta[name=theme-color]")) {
+        let media = m.value().attr("media").unwrap_or("").to_ascii_lowercase();
+        if media.contains("dark") {
+            continue;
+        }
+        if let Some(c) = m.value().attr("content") {
+            f.theme_colors.push(c.trim().to_string());
+        }
+    }
+
+    // JSON-LD: the organisation's name, logo and profiles.
+    let mut ld_logo = None;
+    let mut same_as = Vec::new();
+    for s in doc.select(&sel("script[type='application/ld+json']")) {
+        let text: String = s.text().collect();
+        let Ok(v) = serde_json::from_str::<Value>(text.trim()) else {
+            continue;
+        };
+        let mut nodes = Vec::new();
+        walk_ld(&v, &mut nodes);
+        for n in nodes {
+            let types = json_ld_types(n);
+            let org = types.iter().any(|t| ORG_TYPES.contains(&t.as_str()));
+            if org {
+                if f.ld_name.is_none() {
+                    f.ld_name = n.get("name").and_then(Value::as_str).and_then(clean);
+                }
+                if ld_logo.is_none() {
+                    ld_logo = n
+                        .get("logo")
+                        .and_then(ld_url)
+                        .and_then(|u| page.join(u).ok());
+                }
+                if f.description.is_none() {
+                    f.description = n.get("description").and_then(Value::as_str).and_then(clean);
+                }
+                match n.get("sameAs") {
+                    Some(Value::String(s)) => same_as.push(s.clone()),
+                    Some(Value::Array(a)) => {
+                        same_as.extend(a.iter().filter_map(|x| x.as_str().map(str::to_string)))
+                    }
+                    _ => {}
+                }
+            } else if types.iter().any(|t| t == "WebSite") && f.ld_name.is_none() {
+                f.ld_name = n.get("name").and_then(Value::as_str).and_then(clean);
+            }
+        }
+    }
+
+    // <link>: icons, manifest, style sheets, font services.
+    for l in doc.select(&sel("link[href]")) {
+        let v = l.value();
+        let rel = v.attr("rel").unwrap_or("").to_ascii_lowercase();
+        let rels: Vec<&str> = rel.split_whitespace().collect();
+        let Some(href) = v.attr("href").and_then(|h| page.join(h.trim()).ok()) else {
+            continue;
+        };
+        if !matches!(href.scheme(), "http" | "https") {
+            continue;
+        }
+        if rels.iter().any(|r| r.starts_with("apple-touch-icon")) {
+            f.candidates.push(Candidate {
+                image: ImageRef::Url(href),
+                source: "apple-touch-icon",
+                wordmark: false,
+            });
+        } else if rels.contains(&"icon") {
+            f.declared_icon = true;
+            f.candidates.push(Candidate {
+                image: ImageRef::Url(href),
+                source: "favicon",
+                wordmark: false,
+            });
+        } else if rels.contains(&"manifest") {
+            f.manifest.get_or_insert(href);
+        } else if rels.contains(&"stylesheet")
+            || (rels.contains(&"preload") && v.attr("as") == Some("style"))
+        {
+            if fonts::is_font_service(&href) {
+                f.font_families.extend(fonts::families_of_link(&href));
+            } else if !f.stylesheets.contains(&href) {
+                f.stylesheets.push(href);
+            }
+        }
+    }
+
+    // Header images and inline SVGs: in a link to the home page, or named
+    // as a logo inside the header or navigation.
+    let mut header_images = 0;
+    for img in doc.select(&sel("img")) {
+        if header_images >= 8 {
+            break;
+        }
+        let chrome = inside(&img, &["header", "nav"]);
+        if !(home_link(&img, page) || (chrome && logo_ish(&img))) || inside(&img, &["footer"]) {
+            continue;
+        }
+        let wordmark = wordmark_ish(&img);
+        // <picture> sources for the dark scheme are the dark-mode variant.
+        if let Some(picture) = img
+            .parent()
+            .and_then(ElementRef::wrap)
+            .filter(|p| p.value().name() == "picture")
+        {
+            for s in picture.select(&sel("source")) {
+                let media = s.value().attr("media").unwrap_or("").to_ascii_lowercase();
+                if media.contains("prefers-color-scheme") && media.contains("dark") {
+                    if let Some(u) = s
+                        .value()
+                        .attr("srcset")
+                        .and_then(best_srcset)
+                        .and_then(|u| page.join(u).ok())
+                    {
+                        f.candidates.push(Candidate {
+                            image: ImageRef::Url(u),
+                            source: "header-dark",
+                            wordmark,
+                        });
+                    }
+                }
+            }
+        }
+        if let Some(u) = img_url(&img, page) {
+            header_images += 1;
+            let t = tokens(&img);
+            let dark_variant = t.contains("dark-mode")
+                || t.contains("dark:block")
+                || t.contains("only-dark")
+                || t.contains("for-dark");
+            let source = if dark_variant {
+                "header-dark"
+            } else {
+                "header"
+            };
+            f.candidates.push(Candidate {
+                image: ImageRef::Url(u),
+                source,
+                wordmark,
+            });
+        }
+    }
+    for svg in doc.select(&sel("svg")).take(200) {
+        let chrome = inside(&svg, &["header", "nav"]);
+        if inside(&svg, &["svg", "button", "footer"])
+            || !(home_link(&svg, page) || (chrome && logo_ish(&svg)))
+        {
+            continue;
+        }
+        let markup = svg.html();
+        let lower = markup.to_ascii_lowercase();
+        let drawn = [
+            "<path", "<rect", "<circle", "<polygon", "<text", "<ellipse", "<g",
+        ]
+        .iter()
+        .any(|t| lower.contains(t));
+        if !drawn || markup.len() > 200_000 {
+            continue;
+        }
+        let text_only = lower.contains("<text")
+            && !["<path", "<rect", "<circle", "<polygon", "<ellipse"]
+                .iter()
+                .any(|t| lower.contains(t));
+        let markup = if lower.contains("xmlns=") {
+            markup
+        } else {
+            markup.replacen("<svg", "<svg xmlns=\"http://www.w3.org/2000/svg\"", 1)
+        };
+        f.candidates.push(Candidate {
+            image: ImageRef::Inline(markup),
+            source: "inline-svg",
+            wordmark: text_only || wordmark_ish(&svg),
+        });
+        if f.candidates
+            .iter()
+            .filter(|c| c.source == "inline-svg")
+            .count()
+            >= 3
+        {
+            break;
+        }
+    }
+    if let Some(u) = ld_logo {
+        f.candidates.push(Candidate {
+            image: ImageRef::Url(u),
+            source: "json-ld",
+            wordmark: false,
+        });
+    }
+    if let Some(u) = meta("og:image").and_then(|u| page.join(&u).ok()) {
+        f.candidates.push(Candidate {
+            image: ImageRef::Url(u),
+            source: "og:image",
+            wordmark: false,
+        });
+    }
+
+    for el in doc.select(&sel("html, body")) {
+        f.doc_classes
+            .extend(el.value().classes().map(str::to_string));
+    }
+    // CSS on the page itself.
+    for s in doc.select(&sel("style")) {
+        f.inline_css.push(s.text().collect());
+    }
+    for el in doc.select(&sel(
+        "body[style], header[style], nav[style], button[style], a[style], html[style]",
+    )) {
+        let v = el.value();
+        let mut selector = v.name().to_string();
+        for c in v.classes() {
+            selector.push('.');
+            selector.push_str(c);
+        }
+        if let Some(style) = v.attr("style") {
+            f.inline_css.push(format!("{selector} {{ {style} }}"));
+        }
+    }
+
+    // Profiles: JSON-LD first, then the links.
+    f.social_links = same_as;
+    for a in doc.select(&sel("a[href]")) {
+        if let Some(u) = a
+            .value()
+            .attr("href")
+            .and_then(|h| page.join(h.trim()).ok())
+        {
+            if u.host_str() != page.host_str() {
+                f.social_links.push(u.to_string());
+            }
+        }
+        if f.social_links.len() > 2000 {
+            break;
+        }
+    }
+    f
+}
+
+/// Words that never name a brand in a title.
+const GENERIC_TITLE_PARTS: &[&str] = &[
+    "home",
+    "homepage",
+    "home page",
+    "welcome",
+    "start",
+    "index",
+    "official site",
+    "official website",
+    "startseite",
+    "accueil",
+    "inicio",
+    "main page",
+];
+
+fn squash(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The brand name in a page title: split at ` | `, ` - `, ` – `, ` — `,
+/// ` · `, ` :: `, ` : ` and `: `; generic parts ("Home", "Welcome") are
+/// dropped; the part that matches the domain's name wins, else the
+/// shortest part (taglines are long), else the whole title.
+pub fn name_from_title(title: &str, domain: &str) -> Option<String> {
+    let title = title.trim();
+    if title.is_empty() {
+        return None;
+    }
+    let mut parts = vec![title.to_string()];
+    for sep in [
+        " | ", " - ", " – ", " — ", " · ", " • ", " :: ", " : ", ": ",
+    ] {
+        parts = parts
+            .iter()
+            .flat_map(|p| p.split(sep).map(|s| s.trim().to_string()))
+            .collect();
+    }
+    parts.retain(|p| {
+        !p.is_empty() && !GENERIC_TITLE_PARTS.contains(&p.to_ascii_lowercase().as_str())
+    });
+    let label = domain.split(':').next().unwrap_or(domain);
+    let label = label
+        .split('.')
+        .find(|l| !matches!(*l, "www" | "shop" | "store" | "app"))
+        .unwrap_or(label);
+    let key = squash(label);
+    if let Some(p) = parts.iter().find(|p| {
+        !key.is_empty()
+            && (squash(p) == key || (squash(p).contains(&key) && p.split_whitespace().count() <= 3))
+    }) {
+        return Some(p.clone());
+    }
+    if parts.len() > 1 {
+        return parts.iter().min_by_key(|p| p.chars().count()).cloned();
+    }
+    parts.into_iter().next()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_are_cleaned_to_the_brand() {
+        assert_eq!(
+            name_from_title("Home | Acme", "acme.com").as_deref(),
+            Some("Acme")
+        );
+        assert_eq!(
+            name_from_title("Acme — Project management for busy teams", "acme.com").as_deref(),
+            Some("Acme")
+        );
+        assert_eq!(
+            name_from_title("Project management for busy teams | Acme Co", "acmeco.io").as_deref(),
+            Some("Acme Co")
+        );
+        assert_eq!(
+            name_from_title(
+                "Welcome - Bright Bakery - Fresh bread daily",
+                "brightbakery.test"
+            )
+            .as_deref(),
+            Some("Bright Bakery")
+        );
+        assert_eq!(
+            name_from_title("Northwind Traders", "127.0.0.2:80").as_deref(),
+            Some("Northwind Traders")
+        );
+        assert_eq!(name_from_title("Home", "acme.com"), None);
+    }
+
+    #[test]
+    fn reads_logo_candidates_and_links() {
+        let page = Url::parse("https://acme.test/").expect("url");
+        let html = r##"<html><head><title>Home | Acme</title>
+            <link rel="icon" href="/favicon.ico"><link rel="apple-touch-icon" href="/apple.png">
+            <link rel="manifest" href="/site.webmanifest"><link rel="stylesheet" href="/main.css">
+            <link rel="stylesheet" href="https://fonts.googleapis.com/css2?family=Inter&display=swap">
+            <meta name="theme-color" content="#2563eb"><meta name="theme-color" media="(prefers-color-scheme: dark)" content="#000">
+            </head><body><header><a href="/" class="brand"><img src="/logo.png" alt="Acme"></a>
+            <nav><img src="/team.jpg" alt="team"><a href="/"><svg viewBox="0 0 10 10"><path d="M0 0h1"/></svg></a></nav></header>
+            <footer><a href="/"><img src="/footer-logo.png"></a><a href="https://twitter.com/intent/tweet?url=x">share</a><a href="https://x.com/acme">X</a></footer></body></html>"##;
+        let f = read(html, &page);
+        let srcs: Vec<(&str, String)> = f
+            .candidates
+            .iter()
+            .map(|c| {
+                (
+                    c.source,
+                    match &c.image {
+                        ImageRef::Url(u) => u.path().to_string(),
+                        ImageRef::Inline(_) => "svg".into(),
+                    },
+                )
+            })
+            .collect();
+        assert_eq!(
+            srcs,
+            vec![
+                ("favicon", "/favicon.ico".to_string()),
+                ("apple-touch-icon", "/apple.png".to_string()),
+                ("header", "/logo.png".to_string()),
+                ("inline-svg", "svg".to_string()),
+            ]
+        );
+        assert_eq!(
+            f.stylesheets.len(),
+            1,
+            "the font service is read, not fetched"
+        );
+        assert_eq!(f.font_families, vec!["Inter".to_string()]);
+        assert_eq!(f.theme_colors, vec!["#2563eb".to_string()]);
+        assert!(f.manifest.is_some());
+        assert!(f.social_links.contains(&"https://x.com/acme".to_string()));
+    }
+}
