@@ -148,7 +148,8 @@ mod tests {
     fn stabilisation_is_up_at_once_down_after_the_delay() {
         let delay = 60_000;
         // (current, desired, lower_since, now) -> (replicas, lower_since)
-        let cases: &[(i32, i32, Option<i64>, i64, (i32, Option<i64>))] = &[
+        type Case = (i32, i32, Option<i64>, i64, (i32, Option<i64>));
+        let cases: &[Case] = &[
             (2, 5, None, 1_000, (5, None)),                // up: at once
             (2, 5, Some(0), 1_000, (5, None)),             // up clears a pending countdown
             (3, 3, Some(0), 1_000, (3, None)),             // steady clears it too
