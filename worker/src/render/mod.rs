@@ -228,6 +228,38 @@ pub enum RenderError {
     Browser(String),
 }
 
+/// The render tier's browser pool: `WEBDATA_WEBDRIVER_URL`, else a local
+/// chromedriver + chromium when installed; `WEBDATA_BROWSER=off` disables it.
+pub async fn start_from_env(
+    guard: crate::guard::NetworkGuard,
+    webdriver_url: Option<&str>,
+) -> Option<BrowserPool> {
+    if std::env::var("WEBDATA_BROWSER").is_ok_and(|v| v == "off") {
+        tracing::info!("browser rendering disabled (WEBDATA_BROWSER=off)");
+        return None;
+    }
+    let mut cfg = match BrowserConfig::from_env(guard) {
+        Ok(c) => c,
+        Err(e) => {
+            tracing::warn!(error = %e, "browser settings are invalid; rendering is off");
+            return None;
+        }
+    };
+    if let Some(u) = webdriver_url {
+        cfg.webdriver_url = Some(u.to_string());
+    }
+    match BrowserPool::start(cfg).await {
+        Ok(pool) => {
+            tracing::info!("browser rendering available");
+            Some(pool)
+        }
+        Err(e) => {
+            tracing::info!(reason = %e, "browser rendering not available; tier render answers not_configured");
+            None
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,37 +305,5 @@ mod tests {
         )
         .unwrap_err();
         assert!(bad.message.contains("WEBDATA_BROWSER_SESSIONS"), "{bad}");
-    }
-}
-
-/// The render tier's browser pool: `WEBDATA_WEBDRIVER_URL`, else a local
-/// chromedriver + chromium when installed; `WEBDATA_BROWSER=off` disables it.
-pub async fn start_from_env(
-    guard: crate::guard::NetworkGuard,
-    webdriver_url: Option<&str>,
-) -> Option<BrowserPool> {
-    if std::env::var("WEBDATA_BROWSER").is_ok_and(|v| v == "off") {
-        tracing::info!("browser rendering disabled (WEBDATA_BROWSER=off)");
-        return None;
-    }
-    let mut cfg = match BrowserConfig::from_env(guard) {
-        Ok(c) => c,
-        Err(e) => {
-            tracing::warn!(error = %e, "browser settings are invalid; rendering is off");
-            return None;
-        }
-    };
-    if let Some(u) = webdriver_url {
-        cfg.webdriver_url = Some(u.to_string());
-    }
-    match BrowserPool::start(cfg).await {
-        Ok(pool) => {
-            tracing::info!("browser rendering available");
-            Some(pool)
-        }
-        Err(e) => {
-            tracing::info!(reason = %e, "browser rendering not available; tier render answers not_configured");
-            None
-        }
     }
 }
