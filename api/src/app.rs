@@ -19,6 +19,8 @@ pub struct AppState {
     pub engine: webdata_worker::scrape::Engine,
     /// The in-process crawl runner, woken when a crawl is created or cancelled.
     pub runner: Option<Arc<webdata_worker::crawl::CrawlRunner>>,
+    /// Cluster mode: crawls are launched as CrawlJobs.
+    pub kube: Option<crate::kube::Launcher>,
 }
 
 /// The whole HTTP application.

@@ -388,7 +388,18 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         webdata_worker::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
     let engine = engine.with_browser(browser);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let runner = if args.worker_concurrency > 0 {
+    let kube_mode =
+        crate::kube::Mode::parse(&args.kube).map_err(|e| anyhow::anyhow!("WEBDATA_KUBE: {e}"))?;
+    let kube = if kube_mode.enabled() {
+        let l = crate::kube::Launcher::connect(args.kube_namespace.clone(), args.kube_pool.clone())
+            .await?;
+        tracing::info!(namespace = %l.namespace, pool = %l.pool, "cluster mode: crawls run as CrawlJobs");
+        Some(l)
+    } else {
+        None
+    };
+    // In cluster mode the pool's workers run crawls, not this process.
+    let runner = if args.worker_concurrency > 0 && kube.is_none() {
         let cfg = webdata_worker::crawl::RunnerConfig {
             concurrency: args.worker_concurrency,
             worker_id: format!(
@@ -416,6 +427,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         metrics: Arc::new(Metrics::default()),
         engine,
         runner,
+        kube,
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await

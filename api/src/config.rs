@@ -41,6 +41,15 @@ pub struct ServeArgs {
     /// the network guard still applies to the addresses.
     #[arg(long, env = "WEBDATA_RESOLVE")]
     pub resolve: Option<String>,
+    /// Launch crawls as CrawlJobs: `on`, `off`, or `auto` (on inside a pod).
+    #[arg(long, env = "WEBDATA_KUBE", default_value = "auto")]
+    pub kube: String,
+    /// Namespace of the CrawlJobs (default: the pod's, else the kubeconfig's).
+    #[arg(long, env = "WEBDATA_KUBE_NAMESPACE")]
+    pub kube_namespace: Option<String>,
+    /// WorkerPool that runs the API's crawls in cluster mode.
+    #[arg(long, env = "WEBDATA_KUBE_POOL", default_value = "default")]
+    pub kube_pool: String,
     /// A WebDriver endpoint (Selenium or chromedriver) for the render tier.
     #[arg(long, env = "WEBDATA_WEBDRIVER_URL")]
     pub webdriver_url: Option<String>,

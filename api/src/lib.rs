@@ -10,6 +10,7 @@ pub mod credits;
 pub mod deprecation;
 pub mod error;
 pub mod idempotency;
+pub mod kube;
 pub mod layers;
 pub mod metrics;
 pub mod openapi;

@@ -39,6 +39,7 @@ async fn state(timeout: Duration) -> AppState {
         )
         .expect("engine"),
         runner: None,
+        kube: None,
     }
 }
 

@@ -18,7 +18,7 @@ use serde::Deserialize;
 use std::convert::Infallible;
 use std::time::Duration;
 use webdata_core::store::crawl::status;
-use webdata_core::store::{rfc3339, CrawlRow};
+use webdata_core::store::{rfc3339, CrawlRow, Placement};
 use webdata_core::types::CrawlRequest;
 use webdata_core::{validate, ErrorCode, Store};
 
@@ -84,17 +84,47 @@ pub async fn start(
     stored.url = req.url.trim().to_string();
     let request_json =
         serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))?;
+    let placement = match &app.kube {
+        Some(k) => Placement {
+            pool: k.pool.clone(),
+            admitted: false,
+            renders: webdata_operator::controller::crawljob::needs_browser(&stored),
+            launcher: "kube".into(),
+        },
+        None => Placement::default(),
+    };
     let row = app
         .store
-        .create_crawl(
+        .create_crawl_in(
             &Store::new_crawl_id(),
             &caller.org.id,
             Some(&caller.key.id),
             &stored.url,
             &request_json,
             req.limit(),
+            &placement,
         )
         .await?;
+    if let Some(k) = &app.kube {
+        if let Err(msg) = k.launch(&row, &stored).await {
+            tracing::error!(crawl = %row.id, error = %msg, "could not launch the crawl in the cluster");
+            app.store
+                .finish_crawl(
+                    &row.id,
+                    status::FAILED,
+                    Some((
+                        "internal",
+                        &format!("the crawl could not be launched: {msg}"),
+                    )),
+                    webdata_core::store::crawl::status_data,
+                )
+                .await?;
+            return Err(ApiError::internal(format!(
+                "the crawl could not be launched in the cluster ({msg}); crawl {} failed and nothing was charged",
+                row.id
+            )));
+        }
+    }
     if let Some(r) = &app.runner {
         r.wake();
     }
@@ -190,6 +220,12 @@ pub async fn cancel(
             .await?;
         if let Some(r) = &app.runner {
             r.wake();
+        }
+    }
+    if let (Some(k), "kube") = (&app.kube, crawl.launcher.as_str()) {
+        if let Err(e) = k.cancel(&id).await {
+            // The store says cancelled; the operator mirrors that into the CrawlJob anyway.
+            tracing::warn!(crawl = %id, error = %e, "could not set spec.cancel on the CrawlJob");
         }
     }
     let crawl = owned_crawl(&app, &caller, &id).await?;

@@ -87,7 +87,7 @@ pub fn binary(name: &str) -> PathBuf {
 
 /// Collects a child's stderr lines in the background and sends the rest of
 /// the first line that starts with `ready` (the readiness signal).
-fn follow_stderr(
+pub fn follow_stderr(
     mut child: Child,
     ready: &'static str,
 ) -> (

@@ -1,0 +1,643 @@
+//! Issue 8, end to end without a cluster: a Kubernetes API emulator on
+//! loopback (kmock plus our layer, `tests/kube/emulator.py`), real Postgres,
+//! the real `webdata` (cluster mode), `webdata-operator` and `webdata-worker`
+//! binaries, and the test playing kubelet: it starts one worker process per
+//! replica of the pool's worker Deployment, with the Deployment's env.
+
+#[macro_use]
+mod support;
+
+use axum::extract::Path;
+use axum::response::Html;
+use axum::routing::get;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use support::{binary, fresh_database, Db, Server, ServerOptions, Site, Worker};
+
+/// The Python of `.venv` (made by `make test`), or `WEBDATA_TEST_PYTHON`.
+fn python() -> String {
+    if let Ok(p) = std::env::var("WEBDATA_TEST_PYTHON") {
+        return p;
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let venv = root.join(".venv/bin/python");
+    assert!(
+        venv.exists(),
+        "{} is missing: run `make test` (it installs the Python test tools into .venv)",
+        venv.display()
+    );
+    venv.display().to_string()
+}
+
+fn repo(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path)
+}
+
+/// The emulator process and a kubeconfig pointing at it.
+struct Cluster {
+    child: Child,
+    base: String,
+    kubeconfig: std::path::PathBuf,
+    http: reqwest::Client,
+}
+
+impl Drop for Cluster {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Cluster {
+    fn start() -> Cluster {
+        let mut child = Command::new(python())
+            .arg(repo("tests/kube/emulator.py"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the emulator");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if let Some(url) = line.strip_prefix("listening ") {
+                    let _ = tx.send(url.trim().trim_end_matches('/').to_string());
+                }
+            }
+        });
+        let base = rx
+            .recv_timeout(Duration::from_secs(30))
+            .expect("the emulator did not start");
+        let dir = std::env::temp_dir().join(support::unique("webdata-kube"));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let kubeconfig = dir.join("kubeconfig");
+        std::fs::write(
+            &kubeconfig,
+            format!(
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: emu\n  cluster:\n    server: {base}\n\
+                 users:\n- name: emu\n  user:\n    token: test\ncontexts:\n- name: emu\n  context:\n    cluster: emu\n    user: emu\n    namespace: default\n\
+                 current-context: emu\n"
+            ),
+        )
+        .expect("kubeconfig");
+        Cluster {
+            child,
+            base,
+            kubeconfig,
+            http: reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("client"),
+        }
+    }
+
+    async fn get(&self, path: &str) -> Option<Value> {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .expect("get");
+        if r.status() == 404 {
+            return None;
+        }
+        Some(r.json().await.expect("json"))
+    }
+
+    async fn create(&self, path: &str, body: Value) -> Value {
+        let r = self
+            .http
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .expect("post");
+        assert!(r.status().is_success(), "create {path}: {}", r.status());
+        r.json().await.expect("json")
+    }
+
+    fn kubectl(&self, args: &[&str]) -> (bool, String) {
+        let out = Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&self.kubeconfig)
+            .args(args)
+            .output()
+            .expect("kubectl (installed by `make test`)");
+        (
+            out.status.success(),
+            format!(
+                "{}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            ),
+        )
+    }
+
+    /// Waits until `path` exists and `check` holds for it.
+    async fn wait_for(&self, what: &str, path: &str, check: impl Fn(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let got = self.get(path).await;
+            if let Some(v) = &got {
+                if check(v) {
+                    return v.clone();
+                }
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}: {got:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+}
+
+/// A running `webdata-operator`.
+struct Operator {
+    child: Child,
+    log: Arc<Mutex<Vec<String>>>,
+    pub metrics: String,
+}
+
+impl Operator {
+    fn start(cluster: &Cluster, database_url: &str) -> Operator {
+        let child = Command::new(binary("webdata-operator"))
+            .arg("run")
+            .env("KUBECONFIG", &cluster.kubeconfig)
+            .env("WEBDATA_DATABASE_URL", database_url)
+            .env("WEBDATA_KUBE_NAMESPACE", "default")
+            .env("WEBDATA_DEFAULT_ORGANIZATION", "default")
+            .env("WEBDATA_OPERATOR_SYNC_MS", "200")
+            .env("WEBDATA_OPERATOR_IDLE_MS", "500")
+            .env("WEBDATA_OPERATOR_LISTEN", "127.0.0.1:0")
+            .env("WEBDATA_OPERATOR_LEASE_SECONDS", "3")
+            .env("WEBDATA_WORKER_ALLOW_PRIVATE_NETWORKS", "127.0.0.2")
+            .env("WEBDATA_WORKER_IMAGE", "webdata:e2e")
+            .env(
+                "RUST_LOG",
+                std::env::var("WEBDATA_TEST_OPERATOR_LOG")
+                    .unwrap_or_else(|_| "info,kube=warn,sqlx=warn".into()),
+            )
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn webdata-operator");
+        let (mut child, log, rx) = support::follow_stderr(child, "webdata-operator listening on ");
+        let addr = match rx.recv_timeout(Duration::from_secs(60)) {
+            Ok(a) => a.split_whitespace().next().unwrap_or("").to_string(),
+            Err(_) => {
+                let _ = child.kill();
+                panic!(
+                    "webdata-operator did not start: {}",
+                    log.lock().unwrap().join("\n")
+                );
+            }
+        };
+        Operator {
+            child,
+            log,
+            metrics: format!("http://{addr}/metrics"),
+        }
+    }
+
+    fn logs(&self) -> String {
+        self.log
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .join("\n")
+    }
+
+    fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Operator {
+    fn drop(&mut self) {
+        self.kill();
+        if std::thread::panicking() {
+            eprintln!("--- webdata-operator log ---\n{}", self.logs());
+        }
+    }
+}
+
+/// Kubelet, played by the test: one `webdata-worker` per replica of the
+/// pool's worker Deployment, with the Deployment's env.
+#[derive(Default)]
+struct Kubelet {
+    workers: Vec<Worker>,
+}
+
+impl Kubelet {
+    async fn sync(&mut self, cluster: &Cluster, database_url: &str) -> usize {
+        let Some(dep) = cluster
+            .get("/apis/apps/v1/namespaces/default/deployments/default-workers")
+            .await
+        else {
+            return self.workers.len();
+        };
+        let want = dep["spec"]["replicas"].as_i64().unwrap_or(0) as usize;
+        let env: Vec<(String, String)> = dep["spec"]["template"]["spec"]["containers"][0]["env"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    e["name"].as_str()?.to_string(),
+                    e["value"].as_str()?.to_string(),
+                ))
+            })
+            .collect();
+        assert!(
+            env.iter()
+                .any(|(k, v)| k == "WEBDATA_DATABASE_URL" && v == database_url),
+            "{env:?}"
+        );
+        while self.workers.len() < want {
+            let refs: Vec<(&str, &str)> =
+                env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            self.workers.push(Worker::start(database_url, &refs));
+        }
+        while self.workers.len() > want {
+            let mut w = self.workers.pop().expect("worker");
+            assert_eq!(
+                w.terminate(30),
+                Some(0),
+                "a worker stopped on scale-down exits 0"
+            );
+        }
+        want
+    }
+}
+
+fn page(title: &str, links: &[String]) -> String {
+    let links: String = links
+        .iter()
+        .map(|l| format!("<li><a href=\"{l}\">{l}</a></li>"))
+        .collect();
+    format!(
+        "<!doctype html><html><head><title>{title}</title></head><body><main><article><h1>{title}</h1>\
+         <p>{title} is a page of the test site with enough words in it to count as a real page.</p><ul>{links}</ul>\
+         </article></main></body></html>"
+    )
+}
+
+/// Six pages in a chain; each takes `delay_ms`.
+async fn site(delay_ms: u64) -> Site {
+    Site::serve(
+        axum::Router::new()
+            .route("/robots.txt", get(|| async { "User-agent: *\nAllow: /\n" }))
+            .route(
+                "/p/{n}",
+                get(move |Path(n): Path<u32>| async move {
+                    tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+                    let next: Vec<String> = if n < 5 {
+                        vec![format!("/p/{}", n + 1)]
+                    } else {
+                        vec![]
+                    };
+                    Html(page(&format!("Page {n}"), &next))
+                }),
+            ),
+    )
+    .await
+}
+
+async fn make_pool(cluster: &Cluster) {
+    cluster
+        .create(
+            "/apis/webdata.io/v1/namespaces/default/workerpools",
+            json!({
+                "apiVersion": "webdata.io/v1", "kind": "WorkerPool",
+                "metadata": { "name": "default", "namespace": "default" },
+                "spec": { "workers": { "min": 0, "max": 3, "concurrency": 2 }, "browsers": { "max": 0 },
+                          "scaleDownDelaySeconds": 1 }
+            }),
+        )
+        .await;
+}
+
+const JOBS: &str = "/apis/webdata.io/v1/namespaces/default/crawljobs";
+
+/// Waits for the crawl to finish while playing kubelet; returns GET /v1/crawl.
+async fn run_to_end(s: &Server, cluster: &Cluster, kubelet: &mut Kubelet, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(90);
+    loop {
+        kubelet.sync(cluster, &s.database_url).await;
+        let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+        if r.json["status"] == "completed" {
+            return r.json;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "crawl did not finish: {}",
+            r.text
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    }
+}
+
+fn same_counters(job: &Value, crawl: &Value) -> bool {
+    let st = &job["status"];
+    st["total"] == crawl["total"]
+        && st["completed"] == crawl["completed"]
+        && st["failed"] == crawl["failed"]
+        && st["creditsUsed"] == crawl["credits_used"]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn api_crawls_run_as_crawljobs_through_the_operator() {
+    let cluster = Cluster::start();
+    let database_url = fresh_database(Db::Postgres).await;
+    let mut opts = ServerOptions::new(Db::Postgres);
+    opts.database_url = Some(database_url.clone());
+    let s = Server::start_with(
+        opts.env("WEBDATA_KUBE", "on")
+            .env("KUBECONFIG", &cluster.kubeconfig.display().to_string())
+            .env("WEBDATA_KUBE_NAMESPACE", "default"),
+    )
+    .await;
+    let mut operator = Operator::start(&cluster, &database_url);
+    let site = site(150).await;
+
+    // Before the pool exists a crawl waits (Pending), and nothing is scaled.
+    let r = s
+        .post(
+            "/v1/crawl",
+            json!({ "url": site.url("/p/0"), "limit": 10, "sitemap": "skip" }),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let id = r.json["id"].as_str().expect("id").to_string();
+    let name = id.replace('_', "-");
+    let job = cluster
+        .wait_for(
+            "the CrawlJob to be Pending",
+            &format!("{JOBS}/{name}"),
+            |j| j["status"]["phase"] == "Pending",
+        )
+        .await;
+    assert_eq!(job["metadata"]["labels"]["webdata.io/launched-by"], "api");
+    assert_eq!(
+        job["metadata"]["annotations"]["webdata.io/crawl-id"],
+        id.as_str()
+    );
+    assert_eq!(job["spec"]["url"], site.url("/p/0"));
+    assert_eq!(job["spec"]["limit"], 10);
+    assert_eq!(job["status"]["conditions"][0]["reason"], "PoolMissing");
+    assert!(job["metadata"]["finalizers"]
+        .as_array()
+        .is_some_and(|f| f.iter().any(|x| x == "webdata.io/cancel-crawl")));
+
+    make_pool(&cluster).await;
+    // The operator admits the crawl and scales workers from the backlog.
+    cluster
+        .wait_for(
+            "the CrawlJob to be admitted",
+            &format!("{JOBS}/{name}"),
+            |j| j["status"]["phase"] == "Queued" || j["status"]["phase"] == "Running",
+        )
+        .await;
+    let dep = cluster
+        .wait_for(
+            "the worker Deployment",
+            "/apis/apps/v1/namespaces/default/deployments/default-workers",
+            |d| d["spec"]["replicas"].as_i64().unwrap_or(0) >= 1,
+        )
+        .await;
+    assert_eq!(dep["metadata"]["ownerReferences"][0]["kind"], "WorkerPool");
+    assert_eq!(dep["metadata"]["ownerReferences"][0]["name"], "default");
+
+    // Kubelet runs workers; halfway through, the operator is killed and
+    // started again: nothing changes for the crawl.
+    let mut kubelet = Kubelet::default();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        kubelet.sync(&cluster, &database_url).await;
+        let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+        if r.json["completed"].as_i64().unwrap_or(0) >= 2 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "no progress: {}", r.text);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    operator.kill();
+    let mut operator = Operator::start(&cluster, &database_url);
+    let crawl = run_to_end(&s, &cluster, &mut kubelet, &id).await;
+    assert_eq!(crawl["completed"], 6, "{crawl}");
+    assert_eq!(crawl["credits_used"], 6);
+    let job = cluster
+        .wait_for(
+            "the CrawlJob to mirror the crawl",
+            &format!("{JOBS}/{name}"),
+            |j| j["status"]["phase"] == "Completed" && same_counters(j, &crawl),
+        )
+        .await;
+    assert_eq!(job["status"]["crawlId"], id.as_str());
+    assert!(job["status"]["finishedAt"].is_string());
+    // One crawl in the store: the restarted operator registered nothing new.
+    let store = s.store().await;
+    assert_eq!(store.crawls_in("completed").await.expect("crawls").len(), 1);
+
+    // Events on phase changes.
+    let events = cluster
+        .get("/apis/events.k8s.io/v1/namespaces/default/events")
+        .await
+        .expect("events");
+    let reasons: Vec<String> = events["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e["regarding"]["name"] == name.as_str())
+        .map(|e| e["reason"].as_str().unwrap_or("").to_string())
+        .collect();
+    for want in ["Pending", "Completed"] {
+        assert!(
+            reasons.iter().any(|r| r == want),
+            "{want} not in {reasons:?}"
+        );
+    }
+
+    // Idle: the pool scales back to min (0) after its delay; workers exit cleanly.
+    cluster
+        .wait_for(
+            "the workers to scale down",
+            "/apis/apps/v1/namespaces/default/deployments/default-workers",
+            |d| d["spec"]["replicas"] == 0,
+        )
+        .await;
+    assert_eq!(kubelet.sync(&cluster, &database_url).await, 0);
+    let pool = cluster
+        .get("/apis/webdata.io/v1/namespaces/default/workerpools/default")
+        .await
+        .expect("pool");
+    assert_eq!(pool["status"]["backlog"], 0, "{pool}");
+    assert!(pool["status"]["lastScaleTime"].is_string());
+    let metrics = reqwest::get(&operator.metrics)
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(metrics.contains("webdata_operator_leader 1"), "{metrics}");
+    assert!(
+        metrics.contains("webdata_operator_backlog{pool=\"default\"} 0"),
+        "{metrics}"
+    );
+
+    // DELETE /v1/crawl sets spec.cancel on a running crawl's CrawlJob.
+    let r = s
+        .post(
+            "/v1/crawl",
+            json!({ "url": site.url("/p/0"), "limit": 10, "sitemap": "skip" }),
+        )
+        .await;
+    let id2 = r.json["id"].as_str().expect("id").to_string();
+    let name2 = id2.replace('_', "-");
+    let r = reqwest::Client::new()
+        .delete(s.url(&format!("/v1/crawl/{id2}")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(r.status(), 200);
+    let job2 = cluster
+        .wait_for("the cancelled CrawlJob", &format!("{JOBS}/{name2}"), |j| {
+            j["status"]["phase"] == "Cancelled"
+        })
+        .await;
+    assert_eq!(job2["spec"]["cancel"], true);
+
+    // kubectl sees the jobs, and `kubectl delete` runs the finalizer: the
+    // object goes away, the finished crawl and its pages stay.
+    let (ok, out) = cluster.kubectl(&["get", "crawljobs", "-o", "name"]);
+    assert!(ok && out.contains(&name), "{out}");
+    let (ok, out) = cluster.kubectl(&["delete", "cj", &name, "--timeout=60s"]);
+    assert!(ok, "{out}\n{}", operator.logs());
+    assert!(cluster.get(&format!("{JOBS}/{name}")).await.is_none());
+    let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+    assert_eq!(r.json["status"], "completed");
+    assert_eq!(r.json["data"].as_array().map(Vec::len), Some(6));
+    operator.kill();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
+    let cluster = Cluster::start();
+    let database_url = fresh_database(Db::Postgres).await;
+    let mut opts = ServerOptions::new(Db::Postgres);
+    opts.database_url = Some(database_url.clone());
+    let s = Server::start_with(
+        opts.env("WEBDATA_KUBE", "on")
+            .env("KUBECONFIG", &cluster.kubeconfig.display().to_string())
+            .env("WEBDATA_KUBE_NAMESPACE", "default"),
+    )
+    .await;
+    let _operator = Operator::start(&cluster, &database_url);
+    make_pool(&cluster).await;
+    let site = site(0).await;
+    let dir = std::env::temp_dir().join(support::unique("webdata-cj"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("crawljob.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: webdata.io/v1\nkind: CrawlJob\nmetadata:\n  name: docs\nspec:\n  url: {}\n  limit: 4\n  sitemap: skip\n  organization: default\n  ttlSecondsAfterFinished: 2\n",
+            site.url("/p/0")
+        ),
+    )
+    .expect("yaml");
+    let (ok, out) = cluster.kubectl(&[
+        "apply",
+        "--validate=false",
+        "-f",
+        &file.display().to_string(),
+    ]);
+    assert!(ok, "{out}");
+    let job = cluster
+        .wait_for(
+            "the kubectl CrawlJob to get a crawl",
+            &format!("{JOBS}/docs"),
+            |j| j["status"]["crawlId"].is_string(),
+        )
+        .await;
+    let id = job["status"]["crawlId"].as_str().unwrap().to_string();
+    let mut kubelet = Kubelet::default();
+    let crawl = run_to_end(&s, &cluster, &mut kubelet, &id).await;
+    assert_eq!(crawl["completed"], 4, "{crawl}");
+    // The bootstrap organization (named `default`) was charged.
+    assert_eq!(crawl["credits_used"], 4);
+    let job = cluster
+        .wait_for(
+            "the kubectl CrawlJob to complete",
+            &format!("{JOBS}/docs"),
+            |j| j["status"]["phase"] == "Completed" && same_counters(j, &crawl),
+        )
+        .await;
+    assert_eq!(job["status"]["crawlId"], id.as_str());
+    // ttlSecondsAfterFinished: the finished job is deleted (through its finalizer).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while cluster.get(&format!("{JOBS}/docs")).await.is_some() {
+        assert!(
+            Instant::now() < deadline,
+            "the CrawlJob was not deleted after its TTL"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+    assert_eq!(r.json["status"], "completed");
+
+    // A CrawlJob for an organization that does not exist fails clearly.
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: webdata.io/v1\nkind: CrawlJob\nmetadata:\n  name: nobody\nspec:\n  url: {}\n  organization: no-such-org\n",
+            site.url("/p/0")
+        ),
+    )
+    .expect("yaml");
+    let (ok, out) = cluster.kubectl(&[
+        "apply",
+        "--validate=false",
+        "-f",
+        &file.display().to_string(),
+    ]);
+    assert!(ok, "{out}");
+    let job = cluster
+        .wait_for("the failed CrawlJob", &format!("{JOBS}/nobody"), |j| {
+            j["status"]["phase"] == "Failed"
+        })
+        .await;
+    assert_eq!(job["status"]["error"]["code"], "not_found");
+    assert!(job["status"]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("no-such-org"));
+}
+
+/// Needs a real cluster (kubelet, scheduler, garbage collector, Selenium
+/// pods): installs the chart, crawls a page that needs a browser through the
+/// pool's Selenium Deployment, and deletes the WorkerPool to see its
+/// Deployments collected through owner references.
+#[tokio::test]
+#[ignore = "needs a real Kubernetes cluster with the webdata image and network access for Selenium images; none on this machine"]
+async fn real_cluster_renders_through_the_pool_browsers() {
+    let (ok, out) = Command::new("kubectl")
+        .args(["get", "workerpools", "-A"])
+        .output()
+        .map(|o| {
+            (
+                o.status.success(),
+                String::from_utf8_lossy(&o.stdout).to_string(),
+            )
+        })
+        .expect("kubectl");
+    assert!(ok, "{out}");
+}
