@@ -39,6 +39,8 @@ async fn state(timeout: Duration) -> AppState {
         )
         .expect("engine"),
         runner: None,
+        search: None,
+        model: None,
     }
 }
 
