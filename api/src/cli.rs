@@ -21,7 +21,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Start the API server (single machine: embedded SQLite, in-process workers).
-    Serve(ServeArgs),
+    Serve(Box<ServeArgs>),
     /// Create, list, rotate and revoke API keys.
     Keys {
         #[command(subcommand)]
@@ -215,7 +215,7 @@ async fn open(store: &StoreArgs) -> anyhow::Result<Store> {
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Serve(args) => serve(args).await,
+        Command::Serve(args) => serve(*args).await,
         Command::Openapi => print_json(&crate::openapi::document()),
         Command::Scrape(args) => scrape_once(args).await,
         Command::Webhooks { cmd } => match cmd {

@@ -88,11 +88,14 @@ async fn searx_search(
         .into_response()
 }
 
+/// One chat-completions call as received: the Authorization header and the body.
+type Recorded = (Option<String>, Value);
+
 /// An OpenAI-compatible `/v1/chat/completions`: records each request (body
 /// and Authorization header) and answers the queued contents in order.
 #[derive(Clone, Default)]
 struct Llm {
-    requests: Arc<Mutex<Vec<(Option<String>, Value)>>>,
+    requests: Arc<Mutex<Vec<Recorded>>>,
     answers: Arc<Mutex<VecDeque<String>>>,
 }
 
@@ -110,7 +113,7 @@ impl Llm {
         .await;
         (l, site)
     }
-    fn requests(&self) -> Vec<(Option<String>, Value)> {
+    fn requests(&self) -> Vec<Recorded> {
         self.requests
             .lock()
             .unwrap_or_else(|p| p.into_inner())

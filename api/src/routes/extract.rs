@@ -73,7 +73,7 @@ pub async fn extract(
             options: options.clone(),
         })
         .collect();
-    let outcomes: Vec<Result<(bool, String), String>> =
+    let outcomes: Vec<Result<String, String>> =
         futures::stream::iter(requests.into_iter().map(|sreq| async move {
             match tokio::time::timeout_at(
                 deadline,
@@ -98,7 +98,7 @@ pub async fn extract(
     let mut pages = Vec::new();
     for (u, o) in req.urls.iter().zip(outcomes) {
         match o {
-            Ok((_, md)) => {
+            Ok(md) => {
                 pages.push((u.clone(), md));
                 sources.push(ExtractSource {
                     url: u.clone(),
