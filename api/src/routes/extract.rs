@@ -81,7 +81,7 @@ pub async fn extract(
             )
             .await
             {
-                Ok(Ok(s)) if s.billable => Ok((true, s.document.markdown.unwrap_or_default())),
+                Ok(Ok(s)) if s.billable => Ok(s.document.markdown.unwrap_or_default()),
                 Ok(Ok(s)) => Err(s
                     .document
                     .quality
