@@ -569,7 +569,7 @@ pub struct ExtractRequest {
 pub struct ExtractSource {
     pub url: String,
     pub ok: bool,
-    /// Why the page could not be read (an error code such as `fetch_failed`).
+    /// Why the page was not read (`code: message` of a failed scrape, or the error page's reason).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
     /// True when the page's markdown was cut to fit the model's input budget.
