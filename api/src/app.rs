@@ -3,7 +3,7 @@
 use crate::config::Config;
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::metrics::Metrics;
-use crate::routes::{admin, brand, crawl, map, ops, scrape, team};
+use crate::routes::{admin, brand, crawl, extract, map, ops, scrape, search, team};
 use axum::routing::{get, post};
 use axum::Router;
 use std::sync::Arc;
@@ -21,6 +21,10 @@ pub struct AppState {
     pub runner: Option<Arc<webdata_worker::crawl::CrawlRunner>>,
     /// Cluster mode: crawls are launched as CrawlJobs.
     pub kube: Option<crate::kube::Launcher>,
+    /// The search provider (`WEBDATA_SEARXNG_URL`); none answers 501.
+    pub search: Option<Arc<dyn crate::search::SearchProvider>>,
+    /// The model extract asks (`WEBDATA_LLM_*`); none answers 501.
+    pub model: Option<Arc<crate::extract::ChatModel>>,
 }
 
 /// The whole HTTP application.
@@ -39,6 +43,8 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .route("/v1/crawl/{id}", get(crawl::get).delete(crawl::cancel))
         .route("/v1/crawl/{id}/events", get(crawl::events))
         .route("/v1/map", post(map::map))
+        .route("/v1/search", post(search::search))
+        .route("/v1/extract", post(extract::extract))
         .route_layer(axum::middleware::from_fn_with_state(
             state.clone(),
             auth_layer,

@@ -428,6 +428,8 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         engine,
         runner,
         kube,
+        search: search_provider(&args)?,
+        model: chat_model(&args)?,
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -451,6 +453,41 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await?;
     let _ = stop_tx.send(true);
     Ok(())
+}
+
+/// The search provider `WEBDATA_SEARXNG_URL` names, if any.
+fn search_provider(
+    args: &ServeArgs,
+) -> anyhow::Result<Option<Arc<dyn crate::search::SearchProvider>>> {
+    let Some(url) = args.searxng_url.as_deref().filter(|u| !u.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let p = crate::search::Searxng::new(
+        url,
+        std::time::Duration::from_millis(args.search_timeout_ms.max(100)),
+    )?;
+    tracing::info!(provider = "searxng", "search enabled");
+    Ok(Some(Arc::new(p)))
+}
+
+/// The extract model `WEBDATA_LLM_BASE_URL` and `WEBDATA_LLM_MODEL` name, if any.
+fn chat_model(args: &ServeArgs) -> anyhow::Result<Option<Arc<crate::extract::ChatModel>>> {
+    let Some(base) = args
+        .llm_base_url
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let m = crate::extract::ChatModel::new(
+        base,
+        args.llm_model.as_deref().unwrap_or_default(),
+        args.llm_api_key.clone(),
+        std::time::Duration::from_millis(args.llm_timeout_ms.max(100)),
+        args.llm_max_input_tokens,
+    )?;
+    tracing::info!(model = m.model(), "extract enabled");
+    Ok(Some(Arc::new(m)))
 }
 
 /// Cached scrapes are kept this long (a larger `maxAge` finds nothing older).

@@ -74,6 +74,27 @@ pub struct ServeArgs {
     /// Longest a brand lookup may spend reading the home page (ms).
     #[arg(long, env = "WEBDATA_BRAND_TIMEOUT_MS", default_value_t = 30_000)]
     pub brand_timeout_ms: u64,
+    /// Base URL of a SearXNG instance (with `json` in `search.formats`) for `POST /v1/search`; unset answers 501 `not_configured`.
+    #[arg(long, env = "WEBDATA_SEARXNG_URL")]
+    pub searxng_url: Option<String>,
+    /// Longest a search provider call may take (ms).
+    #[arg(long, env = "WEBDATA_SEARCH_TIMEOUT_MS", default_value_t = 15_000)]
+    pub search_timeout_ms: u64,
+    /// Base URL of an OpenAI-compatible API (`…/v1`) for `POST /v1/extract`; unset answers 501 `not_configured`.
+    #[arg(long, env = "WEBDATA_LLM_BASE_URL")]
+    pub llm_base_url: Option<String>,
+    /// Model name sent to the chat-completions endpoint (required with the base URL).
+    #[arg(long, env = "WEBDATA_LLM_MODEL")]
+    pub llm_model: Option<String>,
+    /// Bearer key for the model endpoint (optional for local servers).
+    #[arg(long, env = "WEBDATA_LLM_API_KEY", hide_env_values = true)]
+    pub llm_api_key: Option<String>,
+    /// Longest one chat-completions call may take (ms).
+    #[arg(long, env = "WEBDATA_LLM_TIMEOUT_MS", default_value_t = 60_000)]
+    pub llm_timeout_ms: u64,
+    /// Tokens of page content sent to the model per extract, shared by its pages.
+    #[arg(long, env = "WEBDATA_LLM_MAX_INPUT_TOKENS", default_value_t = 24_000)]
+    pub llm_max_input_tokens: usize,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,

@@ -4,8 +4,8 @@
 use schemars::generate::{SchemaGenerator, SchemaSettings};
 use serde_json::{json, Value};
 use webdata_core::types::{
-    CrawlJob, CrawlRequest, Document, ErrorResponse, MapRequest, MapResponse, ScrapeRequest,
-    ScrapeResponse,
+    CrawlJob, CrawlRequest, Document, ErrorResponse, ExtractRequest, ExtractResponse, MapRequest,
+    MapResponse, ScrapeRequest, ScrapeResponse, SearchRequest, SearchResponse,
 };
 use webdata_core::ErrorCode;
 
@@ -53,6 +53,10 @@ pub fn document() -> Value {
     let map_req = gen.subschema_for::<MapRequest>();
     let map_resp = gen.subschema_for::<MapResponse>();
     let brand_resp = gen.subschema_for::<webdata_core::brand::BrandResponse>();
+    let search_req = gen.subschema_for::<SearchRequest>();
+    let search_resp = gen.subschema_for::<SearchResponse>();
+    let extract_req = gen.subschema_for::<ExtractRequest>();
+    let extract_resp = gen.subschema_for::<ExtractResponse>();
     let mut schemas = gen.take_definitions(true);
     schemas.insert(
         "ErrorCode".into(),
@@ -132,6 +136,18 @@ pub fn document() -> Value {
         "The brand (`cached: true` from the cache, `stale: true` when a cached brand past `maxAge` was served because a fresh lookup failed).",
         brand_resp.into(),
     );
+    let search_responses = with_ok(
+        &[400, 401, 402, 404, 429, 500, 501, 502, 504],
+        "200",
+        "Results in rank order (`position` from 1). Costs 1 credit, plus 1 per result scraped and returned billable with `scrapeOptions`; a result whose scrape failed keeps its search fields, has no `document` and costs 0. A provider failure costs 0.",
+        search_resp.into(),
+    );
+    let extract_responses = with_ok(
+        &[400, 401, 402, 404, 422, 429, 500, 501, 502, 504],
+        "200",
+        "JSON matching `schema`, and which URLs were read. Costs 5 credits plus 1 per page read; 0 on any failure (422 `extract_failed` when the model's answer did not match the schema after one retry).",
+        extract_resp.into(),
+    );
     let mut events_responses = error_responses(&[400, 401, 404, 429, 500]);
     events_responses.insert("200".into(), json!({
         "description": "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.",
@@ -142,7 +158,7 @@ pub fn document() -> Value {
         "info": {
             "title": "webdata",
             "version": env!("CARGO_PKG_VERSION"),
-            "description": "Self-hostable web data service: scrape pages into LLM-ready formats. Every response carries `request_id` and `credits_used`; every error uses the ErrorResponse shape."
+            "description": "Self-hostable web data service: scrape pages into LLM-ready formats, crawl, map, brand, search and extract. Every response carries `request_id` and `credits_used`; every error uses the ErrorResponse shape."
         },
         "servers": [{ "url": "/" }],
         "security": [{ "bearer": [] }],
@@ -212,6 +228,22 @@ pub fn document() -> Value {
                     "summary": "Discover a site's URLs: robots.txt, sitemaps, links of fetched pages, a rendered start page when little is found. Reserves 42 credits (or the largest multiple of 3 the organization has, then `budgetLimited` may be true) and settles the fetches made.",
                     "requestBody": { "required": true, "content": { "application/json": { "schema": map_req } } },
                     "responses": map_responses
+                }
+            },
+            "/v1/search": {
+                "post": {
+                    "operationId": "search",
+                    "summary": "Search the web through the configured provider (SearXNG); with `scrapeOptions` each result is scraped. 1 credit + 1 per scraped result; 501 `not_configured` (0 credits) when no provider is set.",
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": search_req } } },
+                    "responses": search_responses
+                }
+            },
+            "/v1/extract": {
+                "post": {
+                    "operationId": "extract",
+                    "summary": "Read 1 to 25 URLs and have the configured model (any OpenAI-compatible chat-completions endpoint) return JSON matching `schema`, following `prompt`. 5 credits + 1 per page read; 501 `not_configured` (0 credits) when no model is set.",
+                    "requestBody": { "required": true, "content": { "application/json": { "schema": extract_req } } },
+                    "responses": extract_responses
                 }
             },
             "/v1/blobs/{file}": {

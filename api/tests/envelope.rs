@@ -40,6 +40,8 @@ async fn state(timeout: Duration) -> AppState {
         .expect("engine"),
         runner: None,
         kube: None,
+        search: None,
+        model: None,
     }
 }
 

@@ -28,12 +28,45 @@ fn document_covers_routes_fields_and_errors() {
         .filter_map(|p| p["name"].as_str())
         .collect();
     assert_eq!(brand_params, vec!["domain", "maxAge"]);
-    for p in ["/v1/search", "/v1/extract"] {
+    for (p, fields) in [
+        (
+            "/v1/search",
+            &[
+                "query",
+                "limit",
+                "country",
+                "language",
+                "timeRange",
+                "scrapeOptions",
+            ][..],
+        ),
+        (
+            "/v1/extract",
+            &["urls", "schema", "prompt", "scrapeOptions"][..],
+        ),
+    ] {
+        let op = &doc["paths"][p]["post"];
+        assert!(op.is_object(), "{p} is built and must be documented");
+        let name = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+            .as_str()
+            .and_then(|r| r.rsplit('/').next())
+            .expect("request schema ref");
+        let props = doc["components"]["schemas"][name]["properties"]
+            .as_object()
+            .expect("request properties");
+        for f in fields {
+            assert!(props.contains_key(*f), "{p} request lacks {f}");
+        }
         assert!(
-            !paths.contains_key(p),
-            "{p} is not built and must not be documented"
+            op["responses"]["501"].is_object(),
+            "{p} documents not_configured"
+        );
+        assert!(
+            op["summary"].as_str().is_some_and(|s| s.contains("credit")),
+            "{p} states its cost"
         );
     }
+    assert!(doc["paths"]["/v1/extract"]["post"]["responses"]["422"].is_object());
     let schemas = doc["components"]["schemas"].as_object().expect("schemas");
     let req = doc["paths"]["/v1/scrape"]["post"]["requestBody"]["content"]["application/json"]
         ["schema"]

@@ -268,12 +268,16 @@ async fn unknown_routes_and_wrong_methods_get_the_envelope(db: Db) {
     )
     .await;
     r.assert_error(404, "not_found");
-    // Endpoints not built yet do not exist.
-    for path in ["/v1/search", "/v1/extract"] {
-        s.post(path, json!({"url": "http://127.0.0.2:9/"}))
-            .await
-            .assert_error(404, "not_found");
-    }
+    // Search and extract exist; without a provider or model they answer 501.
+    s.post("/v1/search", json!({"query": "anything"}))
+        .await
+        .assert_error(501, "not_configured");
+    s.post(
+        "/v1/extract",
+        json!({"urls": ["http://127.0.0.2:9/"], "prompt": "x"}),
+    )
+    .await
+    .assert_error(501, "not_configured");
     let r = s.get_as(&s.key, "/v1/scrape").await;
     r.assert_error(405, "invalid_request");
     assert!(r.message().contains("GET"));

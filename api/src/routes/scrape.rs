@@ -75,37 +75,8 @@ pub async fn scrape(
         Claim::Run(c) => c,
     };
     let hold = CreditHold::reserve(&app, &caller, "scrape", 1).await?;
-    let key = webdata_worker::scrape::cache_key(&req);
-    let cached = cached_document(&app, &req, &key).await?;
-    let was_cached = cached.is_some();
-    let result = match cached {
-        Some(hit) => Ok(hit),
-        None => app.engine.scrape(&req).await,
-    };
-    match result {
-        Ok(mut scraped) => {
-            if let Some(page) = scraped.brand_page.take() {
-                scraped.document.brand =
-                    crate::routes::brand::for_scraped_page(&app, &headers, &page)
-                        .await
-                        .and_then(|b| serde_json::to_value(b).ok());
-            }
-            if let Some(png) = scraped.screenshot.take() {
-                let (id, expires) = app
-                    .store
-                    .put_blob(
-                        &caller.org.id,
-                        "image/png",
-                        &png,
-                        app.config.screenshot_ttl_ms,
-                    )
-                    .await?;
-                scraped.document.screenshot = Some(crate::routes::blobs::signed_url(
-                    &app, &headers, &id, expires,
-                ));
-            } else if !was_cached && scraped.billable {
-                store_in_cache(&app, &req, &key, &scraped).await;
-            }
+    match scrape_document(&app, &caller, &headers, &req).await {
+        Ok(scraped) => {
             let charged = hold.settle(if scraped.billable { 1 } else { 0 }).await?;
             let body = serde_json::json!({
                 "success": true,
@@ -119,15 +90,56 @@ pub async fn scrape(
             }
             Ok((StatusCode::OK, axum::Json(body)).into_response())
         }
-        Err(f) => {
+        Err(e) => {
             hold.settle(0).await?;
-            let e = ApiError::new(f.code, f.message);
-            Err(match f.retry_after_ms {
-                Some(ms) => e.retry_after(ms),
-                None => e,
-            })
+            Err(e)
         }
     }
+}
+
+/// One page through the cache or the engine, with its brand and screenshot
+/// resolved: what scrape, search and extract return as a Document. The
+/// caller bills it (1 when `billable`).
+pub async fn scrape_document(
+    app: &AppState,
+    caller: &Caller,
+    headers: &HeaderMap,
+    req: &ScrapeRequest,
+) -> ApiResult<webdata_worker::scrape::Scraped> {
+    let key = webdata_worker::scrape::cache_key(req);
+    let cached = cached_document(app, req, &key).await?;
+    let was_cached = cached.is_some();
+    let mut scraped = match cached {
+        Some(hit) => hit,
+        None => app.engine.scrape(req).await.map_err(|f| {
+            let e = ApiError::new(f.code, f.message);
+            match f.retry_after_ms {
+                Some(ms) => e.retry_after(ms),
+                None => e,
+            }
+        })?,
+    };
+    if let Some(page) = scraped.brand_page.take() {
+        scraped.document.brand = crate::routes::brand::for_scraped_page(app, headers, &page)
+            .await
+            .and_then(|b| serde_json::to_value(b).ok());
+    }
+    if let Some(png) = scraped.screenshot.take() {
+        let (id, expires) = app
+            .store
+            .put_blob(
+                &caller.org.id,
+                "image/png",
+                &png,
+                app.config.screenshot_ttl_ms,
+            )
+            .await?;
+        scraped.document.screenshot =
+            Some(crate::routes::blobs::signed_url(app, headers, &id, expires));
+    } else if !was_cached && scraped.billable {
+        store_in_cache(app, req, &key, &scraped).await;
+    }
+    Ok(scraped)
 }
 
 /// A cached document younger than `maxAge`, marked `cached: true`. The URL

@@ -20,6 +20,34 @@ pub fn count_tokens(text: &str) -> usize {
     bpe_openai::cl100k_base().count(text)
 }
 
+/// The longest prefix of `text` that is at most `limit` tokens, and whether
+/// it was cut. The cut falls on a token boundary (then back to a character
+/// boundary), so the prefix never splits a UTF-8 sequence.
+pub fn truncate_to_tokens(text: &str, limit: usize) -> (&str, bool) {
+    let tokenizer = bpe_openai::cl100k_base();
+    if tokens_within(text, limit).is_some() {
+        return (text, false);
+    }
+    let tokens = tokenizer.encode(text);
+    let n = limit.min(tokens.len());
+    // The first `n` tokens decode to a prefix of `text` (cl100k does not
+    // normalise), unless the cut splits a character: then step back.
+    for k in (n.saturating_sub(4)..=n).rev() {
+        if let Some(prefix) = tokenizer.decode(&tokens[..k]) {
+            let mut end = prefix.len().min(text.len());
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            return (&text[..end], true);
+        }
+    }
+    let mut end = (limit * 3).min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], true)
+}
+
 /// Tokens of `text` if there are at most `limit`; stops counting past it,
 /// so a megabyte-long unit costs no more than a chunk.
 fn tokens_within(text: &str, limit: usize) -> Option<usize> {
@@ -435,5 +463,21 @@ fn repair_fences(chunks: &mut [Piece], limit: usize) {
                 carry = Some(open);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod truncate_tests {
+    use super::{count_tokens, truncate_to_tokens};
+
+    #[test]
+    fn truncation_keeps_short_text_and_cuts_long_text_within_the_limit() {
+        assert_eq!(truncate_to_tokens("short text", 100), ("short text", false));
+        let long = "Grüße aus Köln, 東京 und überall. ".repeat(500);
+        let (cut, trimmed) = truncate_to_tokens(&long, 300);
+        assert!(trimmed);
+        assert!(long.starts_with(cut));
+        let n = count_tokens(cut);
+        assert!(n <= 300 && n > 250, "{n}");
     }
 }

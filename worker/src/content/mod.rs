@@ -20,7 +20,7 @@ use scraper::Selector;
 use url::Url;
 use webdata_core::types::{Chunk, Format, Metadata, ScrapeOptions};
 
-pub use chunks::{chunk_markdown, count_tokens, CHUNK_SIZE_RANGE};
+pub use chunks::{chunk_markdown, count_tokens, truncate_to_tokens, CHUNK_SIZE_RANGE};
 pub use quality::{assess, needs_render, QualitySignals, THIN_WORDS};
 
 use dom::{count_text, Dom, Resolver};
