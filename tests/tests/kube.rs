@@ -540,7 +540,31 @@ async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
             .env("WEBDATA_KUBE_NAMESPACE", "default"),
     )
     .await;
-    let _operator = Operator::start(&cluster, &database_url);
+    let operator = Operator::start(&cluster, &database_url);
+    // A second replica waits for the Lease: only one acts.
+    let standby = Operator::start(&cluster, &database_url);
+    let leader_of = |m: &str| m.contains("webdata_operator_leader 1");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let a = reqwest::get(&operator.metrics)
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        let b = reqwest::get(&standby.metrics)
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text");
+        if leader_of(&a) || leader_of(&b) {
+            assert!(!(leader_of(&a) && leader_of(&b)), "two leaders:\n{a}\n{b}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no leader");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     make_pool(&cluster).await;
     let site = site(0).await;
     let dir = std::env::temp_dir().join(support::unique("webdata-cj"));
@@ -594,6 +618,24 @@ async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
     let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
     assert_eq!(r.json["status"], "completed");
 
+    // Still exactly one leader.
+    let a = reqwest::get(&operator.metrics)
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    let b = reqwest::get(&standby.metrics)
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        leader_of(&a) != leader_of(&b),
+        "exactly one leader:\n{a}\n{b}"
+    );
+
     // A CrawlJob for an organization that does not exist fails clearly.
     std::fs::write(
         &file,
@@ -620,6 +662,54 @@ async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
         .as_str()
         .unwrap()
         .contains("no-such-org"));
+}
+
+/// When the CrawlJob cannot be created (no API server answers), the crawl
+/// fails cleanly with a clear error and costs nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crawl_that_cannot_be_launched_fails_cleanly_and_costs_nothing() {
+    let dir = std::env::temp_dir().join(support::unique("webdata-kube-down"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let kubeconfig = dir.join("kubeconfig");
+    std::fs::write(
+        &kubeconfig,
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: down\n  cluster:\n    server: http://127.0.0.1:9\n\
+         users:\n- name: down\n  user:\n    token: t\ncontexts:\n- name: down\n  context:\n    cluster: down\n    user: down\n\
+         current-context: down\n",
+    )
+    .expect("kubeconfig");
+    let s = Server::start_with(
+        ServerOptions::new(Db::Sqlite)
+            .env("WEBDATA_KUBE", "on")
+            .env("KUBECONFIG", &kubeconfig.display().to_string())
+            .env("WEBDATA_KUBE_NAMESPACE", "default"),
+    )
+    .await;
+    let before = s.credits().await;
+    let r = s
+        .post(
+            "/v1/crawl",
+            json!({ "url": "http://127.0.0.2:9/", "limit": 5 }),
+        )
+        .await;
+    r.assert_error(500, "internal");
+    assert!(
+        r.message().contains("could not be launched")
+            && r.message().contains("nothing was charged"),
+        "{}",
+        r.message()
+    );
+    assert_eq!(s.credits().await, before);
+    let store = s.store().await;
+    let failed = store.crawls_in("failed").await.expect("crawls");
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0].error_code.as_deref(), Some("internal"));
+    assert!(failed[0]
+        .error_message
+        .as_deref()
+        .unwrap_or("")
+        .contains("CrawlJob"));
+    assert_eq!(failed[0].credits_used, 0);
 }
 
 /// Needs a real cluster (kubelet, scheduler, garbage collector, Selenium
