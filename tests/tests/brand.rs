@@ -1258,7 +1258,7 @@ async fn assets_on_refused_addresses_are_never_requested() {
         Some(1),
         "only the same-site favicon: {d}"
     );
-    assert_eq!(color(&d, "text").as_deref(), Some("#27272a"));
+    assert_eq!(color(d, "text").as_deref(), Some("#27272a"));
     assert_eq!(
         outside_hits.load(Ordering::SeqCst),
         0,

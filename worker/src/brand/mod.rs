@@ -407,7 +407,6 @@ fn with_imports<'a>(
 }
 
 /// One image loaded and measured.
-
 type Loaded = (
     Candidate,
     images::ImageFacts,
