@@ -562,6 +562,16 @@ async fn wordpress_theme_gives_custom_logo_site_icon_and_theme_json_colours() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn shopify_theme_gives_jpeg_logo_and_dawn_colour_variables() {
     let (_server, _fx, d) = fresh_brand("shopify").await;
+    // The checked expected Brand's summary: confidence (icon under 64 px: 0.10),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.95);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("Everyday carry, made to last. Free shipping over $50.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.84);
     assert_eq!(d["name"], "Northwind Goods");
     assert_eq!(
         shape(&d["logo"]),
@@ -594,6 +604,16 @@ async fn shopify_theme_gives_jpeg_logo_and_dawn_colour_variables() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nextjs_app_gives_svg_logo_manifest_icon_and_shadcn_colours() {
     let (_server, _fx, d) = fresh_brand("nextjs").await;
+    // The checked expected Brand's summary: confidence (every part strong),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 1.0);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("The platform for frontend developers: preview, ship and scale.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.17);
     assert_eq!(d["name"], "Acme Cloud", "from the web manifest");
     assert_eq!(
         shape(&d["logo"]),
@@ -644,6 +664,16 @@ async fn nextjs_app_gives_svg_logo_manifest_icon_and_shadcn_colours() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn webflow_site_gives_white_logo_for_dark_backgrounds_and_webclip_icon() {
     let (_server, _fx, d) = fresh_brand("webflow").await;
+    // The checked expected Brand's summary: confidence (name from the title: 0.10),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.9);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("We design brands, websites and products for startups.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 7.1);
     assert_eq!(d["name"], "Studio Nine", "the title without its tagline");
     assert_eq!(
         shape(&d["logo"]),
@@ -682,6 +712,16 @@ async fn webflow_site_gives_white_logo_for_dark_backgrounds_and_webclip_icon() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn squarespace_like_site_gives_webp_logo_and_ico_with_best_size() {
     let (_server, _fx, d) = fresh_brand("squarespace").await;
+    // The checked expected Brand's summary: confidence (every part strong),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 1.0);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("Coastal furniture, handmade in Maine.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.18);
     assert_eq!(d["name"], "Harbor & Pine");
     assert_eq!(d["description"], "Coastal furniture, handmade in Maine.");
     assert_eq!(
@@ -748,6 +788,16 @@ async fn favicon_only_site_gives_an_icon_no_logo_and_low_confidence() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn inline_svg_logo_and_wordmark_are_hosted_without_a_source_url() {
     let (server, _fx, d) = fresh_brand("inline-svg").await;
+    // The checked expected Brand's summary: confidence (every part strong),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 1.0);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("Orbit tracks every satellite launch, live.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 6.29);
     assert_eq!(d["name"], "Orbit");
     assert_eq!(
         shape(&d["logo"]),
@@ -799,6 +849,13 @@ async fn inline_svg_logo_and_wordmark_are_hosted_without_a_source_url() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dark_mode_variant_is_listed_and_the_light_page_logo_is_chosen() {
     let (_server, _fx, d) = fresh_brand("dark-mode").await;
+    // The checked expected Brand's summary: confidence (a 48 px icon 0.10, no description),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.85);
+    assert_eq!(d["description"].as_str(), None);
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#000000");
+    assert_eq!(d["colors"][0]["contrast"], 7.49);
     assert_eq!(d["name"], "Lumen");
     assert_eq!(
         shape(&d["logo"]),
@@ -1190,6 +1247,13 @@ async fn script_built_home_page_without_a_browser_gives_the_fetched_shell() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn css_imports_are_followed_two_levels_on_the_same_site() {
     let (_server, fx, d) = fresh_brand("imports").await;
+    // The checked expected Brand's summary: confidence (name from the title 0.10, no description, no socials),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.75);
+    assert_eq!(d["description"].as_str(), None);
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.93);
     assert_eq!(d["name"], "Tidewater");
     assert_eq!(
         shape(&d["logo"]),
