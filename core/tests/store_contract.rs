@@ -72,6 +72,7 @@ contract!(
     crawl_stops_charging_when_credits_run_out,
     cancel_drops_queued_urls_and_later_pages,
     blobs_round_trip_expire_and_settings_stick,
+    brand_cache_keeps_the_newest_lookup_per_host,
 );
 
 async fn org(store: &Store, credits: i64) -> String {
@@ -825,4 +826,87 @@ async fn blobs_round_trip_expire_and_settings_stick(store: Store) {
         .await
         .expect("b");
     assert_eq!((a.as_str(), b.as_str()), ("first", "first"));
+}
+
+/// The brand cache (issue 7): one lookup per host, its age measured
+/// against the caller's clock, a newer lookup replacing an older one and
+/// never the other way round (a slow background refresh racing a forced
+/// lookup), and the sweep by age.
+async fn brand_cache_keeps_the_newest_lookup_per_host(store: Store) {
+    const T0: i64 = 1_700_000_000_000;
+    const DAY: i64 = 24 * 60 * 60 * 1000;
+    assert_eq!(store.brand_cache_get("acme.com").await.expect("get"), None);
+    store
+        .brand_cache_put("acme.com", r#"{"v":1}"#, T0)
+        .await
+        .expect("put");
+    let got = store
+        .brand_cache_get("acme.com")
+        .await
+        .expect("get")
+        .expect("stored");
+    assert_eq!((got.brand.as_str(), got.fetched_at), (r#"{"v":1}"#, T0));
+    // Age against a chosen clock; never negative.
+    assert_eq!(got.age_ms(T0 + 8 * DAY), 8 * DAY);
+    assert_eq!(got.age_ms(T0 - 5), 0);
+    // Hosts are separate entries (a subdomain is its own brand).
+    assert_eq!(
+        store.brand_cache_get("shop.acme.com").await.expect("get"),
+        None
+    );
+    // A refresh read later replaces the lookup.
+    store
+        .brand_cache_put("acme.com", r#"{"v":2}"#, T0 + DAY)
+        .await
+        .expect("refresh");
+    let got = store.brand_cache_get("acme.com").await.expect("get");
+    assert_eq!(
+        got.map(|c| (c.brand, c.fetched_at)),
+        Some((r#"{"v":2}"#.to_string(), T0 + DAY))
+    );
+    // A lookup that started earlier but finished later never overwrites.
+    store
+        .brand_cache_put("acme.com", r#"{"v":"old"}"#, T0 + 10)
+        .await
+        .expect("late old put");
+    let got = store.brand_cache_get("acme.com").await.expect("get");
+    assert_eq!(
+        got.map(|c| (c.brand, c.fetched_at)),
+        Some((r#"{"v":2}"#.to_string(), T0 + DAY))
+    );
+    // The same read time replaces (a retried save of the same lookup).
+    store
+        .brand_cache_put("acme.com", r#"{"v":3}"#, T0 + DAY)
+        .await
+        .expect("same time");
+    assert_eq!(
+        store
+            .brand_cache_get("acme.com")
+            .await
+            .expect("get")
+            .map(|c| c.brand),
+        Some(r#"{"v":3}"#.to_string())
+    );
+    // Unicode hosts are stored as given.
+    store
+        .brand_cache_put("bücher.de", r#"{"v":"u"}"#, T0)
+        .await
+        .expect("unicode");
+    assert!(store
+        .brand_cache_get("bücher.de")
+        .await
+        .expect("get")
+        .is_some());
+    // The sweep drops lookups read before the cut-off, and only those.
+    assert_eq!(
+        store.brand_cache_sweep(T0 + 1).await.expect("sweep"),
+        1,
+        "bücher.de (read at T0) goes, acme.com (T0 + 1 day) stays"
+    );
+    assert!(store
+        .brand_cache_get("acme.com")
+        .await
+        .expect("get")
+        .is_some());
+    assert_eq!(store.brand_cache_get("bücher.de").await.expect("get"), None);
 }

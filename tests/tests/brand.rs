@@ -178,6 +178,24 @@ fn images(site: &str) -> Vec<(&'static str, Vec<u8>)> {
                 png(48, 48, WHITE, [0xf9, 0x73, 0x16, 255]),
             ),
         ],
+        "spa" => vec![
+            (
+                "/static/vela-logo.png",
+                png(240, 60, [0x0e, 0x74, 0x90, 255], CLEAR),
+            ),
+            (
+                "/static/touch-icon.png",
+                png(180, 180, WHITE, [0x0e, 0x74, 0x90, 255]),
+            ),
+        ],
+        "imports" => vec![
+            (
+                "/img/logo.png",
+                png(200, 50, [0x03, 0x69, 0xa1, 255], CLEAR),
+            ),
+            ("/favicon.png", png(64, 64, WHITE, [0x03, 0x69, 0xa1, 255])),
+        ],
+        "outside" => vec![("/favicon.png", png(32, 32, WHITE, OPAQUE_RED))],
         _ => vec![],
     }
 }
@@ -253,6 +271,11 @@ fn walk(dir: &std::path::Path, root: &std::path::Path, out: &mut Vec<(String, Ve
 /// Serves tests/fixtures/brand/<site> (`{{BASE}}`/`{{HOST}}` filled in)
 /// plus the site's generated images; `/` is index.html.
 async fn serve(site: &str) -> Fixture {
+    serve_with(site, &[]).await
+}
+
+/// [`serve`] with more `{{NAME}}` placeholders filled in.
+async fn serve_with(site: &str, fill: &[(&str, String)]) -> Fixture {
     // The base URL is known only once Site::serve has bound, so the files
     // are filled in afterwards through a shared slot.
     let slot: Arc<Mutex<Option<Arc<Files>>>> = Arc::new(Mutex::new(None));
@@ -306,9 +329,12 @@ async fn serve(site: &str) -> Fixture {
     for (path, bytes) in raw {
         let ct = content_type(&path).to_string();
         let bytes = match String::from_utf8(bytes) {
-            Ok(t) if !ct.starts_with("image/png") => t
-                .replace("{{BASE}}", &base)
-                .replace("{{HOST}}", &host)
+            Ok(t) if !ct.starts_with("image/png") => fill
+                .iter()
+                .fold(
+                    t.replace("{{BASE}}", &base).replace("{{HOST}}", &host),
+                    |t, (k, v)| t.replace(&format!("{{{{{k}}}}}"), v),
+                )
                 .into_bytes(),
             Ok(t) => t.into_bytes(),
             Err(e) => e.into_bytes(),
@@ -536,6 +562,16 @@ async fn wordpress_theme_gives_custom_logo_site_icon_and_theme_json_colours() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn shopify_theme_gives_jpeg_logo_and_dawn_colour_variables() {
     let (_server, _fx, d) = fresh_brand("shopify").await;
+    // The checked expected Brand's summary: confidence (icon under 64 px: 0.10),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.95);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("Everyday carry, made to last. Free shipping over $50.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.84);
     assert_eq!(d["name"], "Northwind Goods");
     assert_eq!(
         shape(&d["logo"]),
@@ -568,6 +604,16 @@ async fn shopify_theme_gives_jpeg_logo_and_dawn_colour_variables() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nextjs_app_gives_svg_logo_manifest_icon_and_shadcn_colours() {
     let (_server, _fx, d) = fresh_brand("nextjs").await;
+    // The checked expected Brand's summary: confidence (every part strong),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 1.0);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("The platform for frontend developers: preview, ship and scale.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.17);
     assert_eq!(d["name"], "Acme Cloud", "from the web manifest");
     assert_eq!(
         shape(&d["logo"]),
@@ -618,6 +664,16 @@ async fn nextjs_app_gives_svg_logo_manifest_icon_and_shadcn_colours() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn webflow_site_gives_white_logo_for_dark_backgrounds_and_webclip_icon() {
     let (_server, _fx, d) = fresh_brand("webflow").await;
+    // The checked expected Brand's summary: confidence (name from the title: 0.10),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.9);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("We design brands, websites and products for startups.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 7.1);
     assert_eq!(d["name"], "Studio Nine", "the title without its tagline");
     assert_eq!(
         shape(&d["logo"]),
@@ -656,6 +712,16 @@ async fn webflow_site_gives_white_logo_for_dark_backgrounds_and_webclip_icon() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn squarespace_like_site_gives_webp_logo_and_ico_with_best_size() {
     let (_server, _fx, d) = fresh_brand("squarespace").await;
+    // The checked expected Brand's summary: confidence (every part strong),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 1.0);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("Coastal furniture, handmade in Maine.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.18);
     assert_eq!(d["name"], "Harbor & Pine");
     assert_eq!(d["description"], "Coastal furniture, handmade in Maine.");
     assert_eq!(
@@ -722,6 +788,16 @@ async fn favicon_only_site_gives_an_icon_no_logo_and_low_confidence() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn inline_svg_logo_and_wordmark_are_hosted_without_a_source_url() {
     let (server, _fx, d) = fresh_brand("inline-svg").await;
+    // The checked expected Brand's summary: confidence (every part strong),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 1.0);
+    assert_eq!(
+        d["description"].as_str(),
+        Some("Orbit tracks every satellite launch, live.")
+    );
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 6.29);
     assert_eq!(d["name"], "Orbit");
     assert_eq!(
         shape(&d["logo"]),
@@ -773,6 +849,13 @@ async fn inline_svg_logo_and_wordmark_are_hosted_without_a_source_url() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn dark_mode_variant_is_listed_and_the_light_page_logo_is_chosen() {
     let (_server, _fx, d) = fresh_brand("dark-mode").await;
+    // The checked expected Brand's summary: confidence (a 48 px icon 0.10, no description),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.85);
+    assert_eq!(d["description"].as_str(), None);
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#000000");
+    assert_eq!(d["colors"][0]["contrast"], 7.49);
     assert_eq!(d["name"], "Lumen");
     assert_eq!(
         shape(&d["logo"]),
@@ -1044,4 +1127,206 @@ async fn scrape_brand_format_reads_the_fetched_page_once_and_fills_the_cache() {
         b["logo"]["sourceUrl"]
     );
     assert_eq!(fx.home_hits(), 1);
+}
+
+// ---------- the render tier (real Chromium) ----------
+
+/// A log line without its terminal colours.
+fn plain(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A client-rendered home page: the name, logo, icon, socials, colours
+/// and fonts exist only once its script ran (the theme is a constructed
+/// style sheet, which no serialised DOM shows), so the brand is read from
+/// a browser render and its colours and fonts from computed styles.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn script_built_home_page_is_rendered_and_colours_come_from_computed_styles() {
+    assert!(
+        std::path::Path::new("/usr/bin/chromedriver").exists(),
+        "chromedriver is missing: run `make test`, which installs chromium and chromium-driver"
+    );
+    let (server, fx, d) = fresh_brand("spa").await;
+    assert!(
+        fx.hits
+            .lock()
+            .map(|h| h.get("/static/app.js").copied().unwrap_or(0))
+            .unwrap_or(0)
+            >= 1,
+        "the browser ran the app"
+    );
+    let rendered_line = server.log.lock().ok().and_then(|l| {
+        l.iter()
+            .map(|l| plain(l))
+            .find(|l| l.contains("read the home page from a browser render"))
+    });
+    assert!(
+        rendered_line.as_deref().is_some_and(
+            |l| l.contains("reason=\"spa_shell\"") && l.contains("computed_styles=true")
+        ),
+        "the lookup says it rendered and read computed styles: {rendered_line:?}"
+    );
+    assert_eq!(d["name"], "Vela", "og:site_name written by the script");
+    assert_eq!(d["description"], "Sailing schedules for every harbour.");
+    assert_eq!(
+        shape(&d["logo"]),
+        s6("logo", "png", 240, 60, "light", "header")
+    );
+    assert_eq!(d["logo"]["sourceUrl"], fx.site.url("/static/vela-logo.png"));
+    assert_eq!(
+        shape(&d["icon"]),
+        s6("icon", "png", 180, 180, "any", "apple-touch-icon")
+    );
+    // #0e7490 is only in app.js, in a constructed style sheet: it can only
+    // have come from the browser's computed style of the button.
+    assert_eq!(color(&d, "primary").as_deref(), Some("#0e7490"));
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.36);
+    assert_eq!(color(&d, "accent").as_deref(), Some("#c2410c"));
+    assert_eq!(color(&d, "background").as_deref(), Some("#f8fafc"));
+    assert_eq!(color(&d, "text").as_deref(), Some("#0f172a"));
+    assert_eq!(font(&d, "heading").as_deref(), Some("Fraunces"));
+    assert_eq!(font(&d, "body").as_deref(), Some("Manrope"));
+    assert_eq!(font(&d, "mono").as_deref(), Some("Fira Code"));
+    assert_eq!(
+        socials(&d),
+        vec![
+            ("x".into(), "https://x.com/velasail".into()),
+            ("github".into(), "https://github.com/vela-sail".into()),
+        ]
+    );
+    assert_eq!(d["confidence"], 1.0);
+    // Rendering costs what a fresh lookup costs.
+    assert_eq!(server.credits().await, 1000 - 5);
+}
+
+/// The same site without a browser: the fetched shell is all there is,
+/// answered as before (no name, no logo, no colours), still 5 credits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn script_built_home_page_without_a_browser_gives_the_fetched_shell() {
+    let server =
+        Server::start_with(ServerOptions::new(Db::Sqlite).env("WEBDATA_BROWSER", "off")).await;
+    let fx = serve("spa").await;
+    let r = brand(&server, &fx.site.url("/"), "").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["credits_used"], 5);
+    let d = &r.json["data"];
+    assert!(d.get("name").is_none(), "{d}");
+    assert!(d.get("logo").is_none(), "{d}");
+    assert_eq!(d["colors"], json!([]));
+    assert_eq!(d["socials"], json!([]));
+    assert_eq!(
+        fx.hits
+            .lock()
+            .map(|h| h.get("/static/app.js").copied().unwrap_or(0))
+            .unwrap_or(1),
+        0,
+        "no browser ran the script"
+    );
+}
+
+// ---------- @import and the network guard ----------
+
+/// Linked sheets' `@import`s are followed two levels deep (same site,
+/// each file once, print-only skipped); a third level is not read;
+/// font-service imports are read from their URL.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn css_imports_are_followed_two_levels_on_the_same_site() {
+    let (_server, fx, d) = fresh_brand("imports").await;
+    // The checked expected Brand's summary: confidence (name from the title 0.10, no description, no socials),
+    // description, and the primary colour's text colour and WCAG contrast.
+    assert_eq!(d["confidence"], 0.75);
+    assert_eq!(d["description"].as_str(), None);
+    assert_eq!(d["colors"][0]["role"], "primary");
+    assert_eq!(d["colors"][0]["textColor"], "#ffffff");
+    assert_eq!(d["colors"][0]["contrast"], 5.93);
+    assert_eq!(d["name"], "Tidewater");
+    assert_eq!(
+        shape(&d["logo"]),
+        s6("logo", "png", 200, 50, "light", "header")
+    );
+    assert_eq!(
+        color(&d, "primary").as_deref(),
+        Some("#0369a1"),
+        "from the second-level import, not the third"
+    );
+    assert_eq!(color(&d, "background").as_deref(), Some("#f0f9ff"));
+    assert_eq!(color(&d, "text").as_deref(), Some("#1e293b"));
+    assert_eq!(
+        color(&d, "accent").as_deref(),
+        Some("#ea580c"),
+        "imported from a <style> block"
+    );
+    assert_eq!(font(&d, "heading").as_deref(), Some("Fraunces"));
+    assert_eq!(font(&d, "body").as_deref(), Some("Nunito Sans"));
+    assert_eq!(font(&d, "mono"), None, "the third level is not read");
+    let hits = fx.hits.lock().map(|h| h.clone()).unwrap_or_default();
+    let n = |p: &str| hits.get(p).copied().unwrap_or(0);
+    assert_eq!(n("/css/main.css"), 1);
+    assert_eq!(n("/css/base/tokens.css"), 1, "imported twice, read once");
+    assert_eq!(n("/css/base/colors.css"), 1);
+    assert_eq!(n("/css/theme/inline-import.css"), 1);
+    assert_eq!(n("/css/base/too-deep.css"), 0);
+    assert_eq!(n("/css/print.css"), 0);
+}
+
+/// Every asset request passes the network guard: style sheets, their
+/// imports, the manifest, icons and logos on a refused address are never
+/// requested, and the brand is read from what is left.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn assets_on_refused_addresses_are_never_requested() {
+    // 127.0.0.1 is loopback the test server does not allow (only 127.0.0.2).
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind 127.0.0.1");
+    let outside = format!("http://{}", listener.local_addr().expect("addr"));
+    let outside_hits = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let h2 = outside_hits.clone();
+    let router = axum::Router::new().fallback(move || {
+        let h = h2.clone();
+        async move {
+            h.fetch_add(1, Ordering::SeqCst);
+            (StatusCode::OK, "body{color:#ff0000}")
+        }
+    });
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, router).await;
+    });
+    let server = Server::start(Db::Sqlite).await;
+    let fx = serve_with("outside", &[("OUTSIDE", outside)]).await;
+    let r = brand(&server, &fx.site.url("/"), "").await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let d = &r.json["data"];
+    assert_eq!(d["name"], "Fenced In");
+    assert!(d.get("logo").is_none(), "{d}");
+    assert_eq!(
+        shape(&d["icon"]),
+        s6("icon", "png", 32, 32, "any", "favicon")
+    );
+    assert_eq!(
+        d["logos"].as_array().map(Vec::len),
+        Some(1),
+        "only the same-site favicon: {d}"
+    );
+    assert_eq!(color(d, "text").as_deref(), Some("#27272a"));
+    assert_eq!(
+        outside_hits.load(Ordering::SeqCst),
+        0,
+        "nothing was requested from the refused address"
+    );
+    assert_eq!(server.credits().await, 1000 - 5);
 }

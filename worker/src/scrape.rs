@@ -360,6 +360,7 @@ impl Engine {
             } else {
                 None
             },
+            script: None,
         };
         let rendered = pool.render(&rr).await.map_err(|e| match e {
             RenderError::NotAvailable(m) => ScrapeFailure::new(ErrorCode::NotConfigured, m),

@@ -160,7 +160,16 @@ async fn save(app: &AppState, domain: &str, stored: &StoredBrand, fetched_at: i6
 /// A fresh lookup, hosted and cached.
 async fn fresh(app: &AppState, target: &Target) -> Result<StoredBrand, ScrapeFailure> {
     let started = now_ms();
-    let found = brand::lookup(app.engine.fetcher(), target, app.config.brand_timeout).await?;
+    let found = brand::lookup(
+        app.engine.fetcher(),
+        app.engine.browser(),
+        target,
+        app.config.brand_timeout,
+    )
+    .await?;
+    if found.rendered.is_some() {
+        app.metrics.add("brand_renders", 1);
+    }
     let stored = host(app, found).await;
     save(app, &target.domain, &stored, started).await;
     Ok(stored)
@@ -323,6 +332,7 @@ pub async fn for_scraped_page(
         &page.html,
         &page.url,
         deadline,
+        None,
     )
     .await;
     let stored = host(app, found).await;

@@ -161,6 +161,54 @@ fn parse_into(text: &str, dark: bool, sheet: &mut Sheet, depth: usize) {
     }
 }
 
+/// The `@import` targets of a style sheet, in order, resolved against
+/// `base` (the sheet's own URL, or the page for a `<style>` block).
+/// Imports only for print, or only for a dark colour scheme, are skipped.
+pub fn imports(css: &str, base: &url::Url) -> Vec<url::Url> {
+    let text = strip_comments(css);
+    let lower = text.to_ascii_lowercase();
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(rel) = lower[from..].find("@import") {
+        let start = from + rel + "@import".len();
+        let end = lower[start..]
+            .find([';', '{', '}'])
+            .map_or(lower.len(), |e| start + e);
+        from = end.max(start);
+        let stmt = text[start..end].trim();
+        let (target, media) = if stmt.len() >= 4 && stmt[..4].eq_ignore_ascii_case("url(") {
+            match stmt.find(')') {
+                Some(close) => (stmt[4..close].trim(), &stmt[close + 1..]),
+                None => continue,
+            }
+        } else if let Some(q) = stmt.chars().next().filter(|c| *c == '"' || *c == '\'') {
+            match stmt[1..].find(q) {
+                Some(close) => (&stmt[1..close + 1], &stmt[close + 2..]),
+                None => continue,
+            }
+        } else {
+            continue;
+        };
+        let target = target.trim_matches(|c| c == '"' || c == '\'').trim();
+        let media: String = media
+            .to_ascii_lowercase()
+            .chars()
+            .filter(|c| !c.is_whitespace())
+            .collect();
+        let print_only =
+            media.contains("print") && !media.contains("screen") && !media.contains("all");
+        if target.is_empty() || print_only || media.contains("prefers-color-scheme:dark") {
+            continue;
+        }
+        if let Ok(u) = base.join(target) {
+            if matches!(u.scheme(), "http" | "https") && !out.contains(&u) {
+                out.push(u);
+            }
+        }
+    }
+    out
+}
+
 /// Custom properties declared on the document (`:root`, `html`, `body`,
 /// or a class the `<html>`/`<body>` element carries), outside dark-scheme
 /// blocks; later declarations win, as in CSS.
@@ -463,6 +511,36 @@ pub fn evidence(
 mod tests {
     use super::*;
     use crate::brand::colors::Rgb;
+
+    #[test]
+    fn imports_are_read_in_order_and_resolved_against_the_sheet() {
+        let base = url::Url::parse("https://acme.com/css/main.css").expect("url");
+        let got: Vec<String> = imports(
+            "@charset \"utf-8\"; /* @import 'commented.css'; */\
+             @import url(\"base.css\");\
+             @import url(/theme/colors.css) screen;\
+             @IMPORT 'fonts.css' layer(fonts);\
+             @import \"print.css\" print;\
+             @import url(dark.css) (prefers-color-scheme: dark);\
+             @import url(https://fonts.googleapis.com/css2?family=Inter&display=swap);\
+             @import url(base.css);\
+             body{color:#111}",
+            &base,
+        )
+        .into_iter()
+        .map(String::from)
+        .collect();
+        assert_eq!(
+            got,
+            vec![
+                "https://acme.com/css/base.css",
+                "https://acme.com/theme/colors.css",
+                "https://acme.com/css/fonts.css",
+                "https://fonts.googleapis.com/css2?family=Inter&display=swap",
+            ]
+        );
+        assert!(imports("body{color:red}", &base).is_empty());
+    }
 
     #[test]
     fn reads_rules_media_and_font_faces() {

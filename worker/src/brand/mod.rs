@@ -5,6 +5,7 @@
 //! the cache; this module only reads the web.
 
 pub mod colors;
+pub mod computed;
 pub mod confidence;
 pub mod css;
 pub mod fonts;
@@ -38,6 +39,11 @@ const MAX_IMAGES: usize = 16;
 const MAX_CSS_BYTES: usize = 2 * 1024 * 1024;
 const MAX_IMAGE_BYTES: usize = 4 * 1024 * 1024;
 const MAX_MANIFEST_BYTES: usize = 256 * 1024;
+/// `@import`s followed (all levels together), how deep, and their bytes
+/// together.
+const MAX_IMPORTS: usize = 8;
+const MAX_IMPORT_DEPTH: usize = 2;
+const MAX_IMPORT_BYTES: usize = 2 * 1024 * 1024;
 
 /// An image's bytes, for the API to host; `key` is the `url` the image
 /// carries in the Brand until the hosted copy replaces it.
@@ -53,7 +59,12 @@ pub struct ImageCopy {
 pub struct Found {
     pub brand: Brand,
     pub copies: Vec<ImageCopy>,
+    /// Why the home page was read from a browser render, when it was.
+    pub rendered: Option<&'static str>,
 }
+
+/// Longest a home page render may take (within the lookup's timeout).
+const RENDER_BUDGET: Duration = Duration::from_secs(20);
 
 fn failure(code: ErrorCode, message: impl Into<String>) -> ScrapeFailure {
     ScrapeFailure {
@@ -85,8 +96,17 @@ pub fn is_transient(code: ErrorCode) -> bool {
 }
 
 /// Reads the brand of `target` from its home page within `timeout`.
+///
+/// When the fetched page needs JavaScript (the scrape engine's
+/// [`crate::content::needs_render`] signal, or a page with scripts that
+/// shows neither a name nor a logo) and a `browser` is configured, the
+/// page is rendered and the brand read from the rendered DOM, with the
+/// computed styles of the painted page as extra colour and font evidence.
+/// A render that fails leaves the fetched page's brand; without a browser
+/// the fetched page is all there is.
 pub async fn lookup(
     fetcher: &Fetcher,
+    browser: Option<&crate::render::BrowserPool>,
     target: &Target,
     timeout: Duration,
 ) -> Result<Found, ScrapeFailure> {
@@ -105,12 +125,104 @@ pub async fn lookup(
         other => other,
     }
     .map_err(fetch_failure)?;
-    let html = home_page_html(&resp)?;
-    Ok(from_page(fetcher, &target.domain, html, &resp.final_url, deadline).await)
+    let (html, signals) = home_page_html(&resp)?;
+    if let Some(pool) = browser {
+        let facts = page::read(html, &resp.final_url);
+        if let Some(why) = render_reason(signals.as_ref(), &facts, &target.domain) {
+            if let Some((rendered, computed)) = render_home(pool, &resp.final_url, deadline).await {
+                let mut found = from_page(
+                    fetcher,
+                    &target.domain,
+                    &rendered.html,
+                    &rendered.final_url,
+                    deadline,
+                    computed.as_ref(),
+                )
+                .await;
+                found.rendered = Some(why);
+                tracing::info!(
+                    domain = %target.domain,
+                    reason = why,
+                    computed_styles = computed.is_some(),
+                    "brand: read the home page from a browser render"
+                );
+                return Ok(found);
+            }
+        }
+    }
+    Ok(from_page(
+        fetcher,
+        &target.domain,
+        html,
+        &resp.final_url,
+        deadline,
+        None,
+    )
+    .await)
 }
 
-/// The home page's HTML, or why it cannot give a brand.
-fn home_page_html(resp: &FetchResponse) -> Result<&str, ScrapeFailure> {
+/// Why the fetched home page should be rendered for its brand, if it should.
+pub fn render_reason(
+    signals: Option<&crate::content::QualitySignals>,
+    facts: &page::PageFacts,
+    domain: &str,
+) -> Option<&'static str> {
+    let signals = signals?;
+    if let Some(why) = crate::content::needs_render(signals) {
+        return Some(why);
+    }
+    let named = facts.og_site_name.is_some()
+        || facts.ld_name.is_some()
+        || facts.app_name.is_some()
+        || facts
+            .title
+            .as_deref()
+            .and_then(|t| page::name_from_title(t, domain))
+            .is_some();
+    let logo = facts.candidates.iter().any(|c| {
+        matches!(
+            c.source,
+            "header" | "header-dark" | "inline-svg" | "json-ld"
+        )
+    });
+    (signals.scripts > 0 && !named && !logo).then_some("script_shell_without_brand")
+}
+
+/// Renders the home page and reads its computed styles; None when the
+/// render fails (the fetched page is used then).
+async fn render_home(
+    pool: &crate::render::BrowserPool,
+    url: &Url,
+    deadline: Instant,
+) -> Option<(crate::render::Rendered, Option<computed::Computed>)> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    // A third of what is left stays for the assets the rendered page declares.
+    let budget = (left * 2 / 3).min(RENDER_BUDGET);
+    if budget < Duration::from_secs(1) {
+        return None;
+    }
+    let mut req = crate::render::RenderRequest::new(url.clone(), budget);
+    req.script = Some(computed::SCRIPT.to_string());
+    match pool.render(&req).await {
+        Ok(r) => {
+            let c = r
+                .script_result
+                .as_ref()
+                .and_then(computed::Computed::from_json);
+            Some((r, c))
+        }
+        Err(e) => {
+            tracing::info!(%url, error = %e, "brand: rendering the home page failed; using the fetched page");
+            None
+        }
+    }
+}
+
+/// The home page's HTML and its quality signals, or why it cannot give a
+/// brand.
+fn home_page_html(
+    resp: &FetchResponse,
+) -> Result<(&str, Option<crate::content::QualitySignals>), ScrapeFailure> {
     let url = &resp.final_url;
     if matches!(resp.status, 401 | 403 | 429) {
         return Err(failure(
@@ -141,6 +253,7 @@ fn home_page_html(resp: &FetchResponse) -> Result<&str, ScrapeFailure> {
         want_markdown: false,
         ..Default::default()
     };
+    let mut signals = None;
     if let Ok(x) = crate::content::extract(html, url, &opts) {
         let q = crate::content::assess(&x.quality_signals, resp.status);
         if q.issues
@@ -151,8 +264,9 @@ fn home_page_html(resp: &FetchResponse) -> Result<&str, ScrapeFailure> {
                 format!("{url} answered with a bot challenge instead of its home page"),
             ));
         }
+        signals = Some(x.quality_signals);
     }
-    Ok(html)
+    Ok((html, signals))
 }
 
 async fn fetch_asset(
@@ -187,6 +301,109 @@ async fn fetch_owned(
     deadline: Instant,
 ) -> Option<FetchResponse> {
     fetch_asset(&fetcher, &url, max_bytes, accept, deadline).await
+}
+
+/// What following `@import`s may still spend, shared by every sheet of
+/// one lookup.
+struct ImportBudget {
+    /// Hosts an import may be fetched from (the page's and its sheets').
+    hosts: Vec<String>,
+    /// Imports and bytes left.
+    left: std::sync::Mutex<(usize, usize)>,
+    seen: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Families named by font-service imports (read, not fetched).
+    font_families: std::sync::Mutex<Vec<String>>,
+}
+
+impl ImportBudget {
+    fn new(hosts: Vec<String>, already: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            hosts,
+            left: std::sync::Mutex::new((MAX_IMPORTS, MAX_IMPORT_BYTES)),
+            seen: std::sync::Mutex::new(already.into_iter().collect()),
+            font_families: Default::default(),
+        }
+    }
+
+    /// Takes one import slot for `u` when it is same-site, new and within
+    /// the bounds; returns the bytes it may read. Font-service imports
+    /// are read from their URL instead.
+    fn take(&self, u: &Url) -> Option<usize> {
+        if fonts::is_font_service(u) {
+            if let Ok(mut f) = self.font_families.lock() {
+                f.extend(fonts::families_of_link(u));
+            }
+            return None;
+        }
+        if !u
+            .host_str()
+            .is_some_and(|h| self.hosts.iter().any(|s| s == h))
+        {
+            tracing::debug!(url = %u, "brand: cross-site @import not followed");
+            return None;
+        }
+        if !self.seen.lock().ok()?.insert(u.as_str().to_string()) {
+            return None;
+        }
+        let mut left = self.left.lock().ok()?;
+        if left.0 == 0 || left.1 == 0 {
+            return None;
+        }
+        left.0 -= 1;
+        Some(left.1.min(MAX_CSS_BYTES))
+    }
+
+    fn spent(&self, bytes: usize) {
+        if let Ok(mut left) = self.left.lock() {
+            left.1 = left.1.saturating_sub(bytes);
+        }
+    }
+}
+
+/// The sheet `text` (read from `base`) preceded by the sheets it
+/// `@import`s, in cascade order, following at most [`MAX_IMPORT_DEPTH`]
+/// levels. Every import goes through the fetcher and so the guard.
+fn with_imports<'a>(
+    fetcher: &'a Fetcher,
+    text: String,
+    base: Url,
+    level: usize,
+    budget: &'a ImportBudget,
+    deadline: Instant,
+) -> futures::future::BoxFuture<'a, Vec<String>> {
+    use futures::FutureExt as _;
+    async move {
+        let mut out = Vec::new();
+        if level < MAX_IMPORT_DEPTH {
+            let targets: Vec<(Url, usize)> = css::imports(&text, &base)
+                .into_iter()
+                .filter_map(|u| budget.take(&u).map(|max| (u, max)))
+                .collect();
+            let resps = futures::future::join_all(
+                targets
+                    .iter()
+                    .map(|(u, max)| fetch_asset(fetcher, u, *max, "text/css,*/*;q=0.1", deadline)),
+            )
+            .await;
+            let children = futures::future::join_all(resps.into_iter().flatten().filter_map(|r| {
+                budget.spent(r.body.len());
+                let t = r.text?;
+                Some(with_imports(
+                    fetcher,
+                    t,
+                    r.final_url,
+                    level + 1,
+                    budget,
+                    deadline,
+                ))
+            }))
+            .await;
+            out.extend(children.into_iter().flatten());
+        }
+        out.push(text);
+        out
+    }
+    .boxed()
 }
 
 /// One image loaded and measured.
@@ -351,6 +568,7 @@ pub async fn from_page(
     html: &str,
     page_url: &Url,
     deadline: Instant,
+    computed: Option<&computed::Computed>,
 ) -> Found {
     let facts = page::read(html, page_url);
     let asset_deadline = deadline.min(Instant::now() + ASSET_BUDGET);
@@ -387,15 +605,48 @@ pub async fn from_page(
     let (sheet_resps, manifest) = futures::join!(sheets_fut, manifest_fut);
     let manifest = manifest.unwrap_or_default();
 
-    let mut sheets: Vec<css::Sheet> = facts.inline_css.iter().map(|c| css::parse(c)).collect();
-    sheets.extend(
-        sheet_resps
-            .into_iter()
-            .flatten()
-            .filter_map(|r| r.text)
-            .map(|t| css::parse(&t)),
+    // Each sheet after the sheets it imports (same-site, bounded).
+    let fetched: Vec<(String, Url)> = sheet_resps
+        .into_iter()
+        .flatten()
+        .filter_map(|r| Some((r.text?, r.final_url)))
+        .collect();
+    let mut hosts: Vec<String> = page_url
+        .host_str()
+        .map(str::to_string)
+        .into_iter()
+        .collect();
+    for (_, u) in &fetched {
+        if let Some(h) = u.host_str() {
+            if !hosts.iter().any(|x| x == h) {
+                hosts.push(h.to_string());
+            }
+        }
+    }
+    let budget = ImportBudget::new(
+        hosts,
+        facts.stylesheets.iter().map(|u| u.as_str().to_string()),
     );
+    let sources = facts
+        .inline_css
+        .iter()
+        .map(|c| (c.clone(), page_url.clone()))
+        .chain(fetched);
+    let texts = futures::future::join_all(
+        sources.map(|(t, base)| with_imports(fetcher, t, base, 0, &budget, asset_deadline)),
+    )
+    .await;
+    let sheets: Vec<css::Sheet> = texts.iter().flatten().map(|t| css::parse(t)).collect();
+    let imported_fonts = budget
+        .font_families
+        .lock()
+        .map(|f| f.clone())
+        .unwrap_or_default();
     let (mut colour_ev, mut font_ev) = css::evidence(&sheets, &facts.doc_classes);
+    if let Some(c) = computed {
+        colour_ev.extend(computed::color_evidence(c));
+        font_ev.extend(computed::font_evidence(c));
+    }
     for c in facts
         .theme_colors
         .iter()
@@ -429,7 +680,7 @@ pub async fn from_page(
             weight: 2,
         });
     }
-    for f in &facts.font_families {
+    for f in facts.font_families.iter().chain(&imported_fonts) {
         font_ev.push(FontEvidence {
             family: f.clone(),
             role: None,
@@ -569,7 +820,11 @@ pub async fn from_page(
         socials,
         confidence: confidence::confidence(&signals),
     };
-    Found { brand, copies }
+    Found {
+        brand,
+        copies,
+        rendered: None,
+    }
 }
 
 #[cfg(test)]
@@ -695,6 +950,58 @@ mod tests {
             ..c
         };
         assert_eq!(image_type(&f, 300, 80), BrandImageType::Icon);
+    }
+
+    fn fixture_reason(site: &str) -> Option<&'static str> {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/fixtures/brand")
+            .join(site)
+            .join("index.html");
+        let html = std::fs::read_to_string(&path).expect("fixture");
+        let url = Url::parse("https://fixture.test/").expect("url");
+        let opts = crate::content::ContentOptions {
+            want_markdown: false,
+            ..Default::default()
+        };
+        let signals = crate::content::extract(&html, &url, &opts)
+            .expect("extract")
+            .quality_signals;
+        render_reason(Some(&signals), &page::read(&html, &url), "fixture.test")
+    }
+
+    #[test]
+    fn only_script_built_home_pages_are_rendered() {
+        for site in [
+            "wordpress",
+            "shopify",
+            "nextjs",
+            "webflow",
+            "squarespace",
+            "static",
+            "favicon-only",
+            "inline-svg",
+            "dark-mode",
+            "imports",
+            "outside",
+        ] {
+            assert_eq!(fixture_reason(site), None, "{site}");
+        }
+        assert_eq!(fixture_reason("spa"), Some("spa_shell"));
+        // Scripts, no app root, but neither a name nor a logo.
+        let url = Url::parse("https://x.test/").expect("url");
+        let html = "<html><head><script src=/a.js></script></head><body><p>Loading the experience, please wait a moment while everything is prepared for you today.</p></body></html>";
+        let signals = crate::content::extract(html, &url, &Default::default())
+            .expect("extract")
+            .quality_signals;
+        assert_eq!(
+            render_reason(Some(&signals), &page::read(html, &url), "x.test"),
+            Some("script_shell_without_brand")
+        );
+        let named = html.replace("<head>", "<head><title>Xylo</title>");
+        assert_eq!(
+            render_reason(Some(&signals), &page::read(&named, &url), "x.test"),
+            None
+        );
     }
 
     #[test]

@@ -165,6 +165,11 @@ pub struct RenderRequest {
     pub deadline: tokio::time::Instant,
     /// A screenshot to take, if any.
     pub screenshot: Option<ScreenshotKind>,
+    /// A script run in the page after the actions and waits, just before
+    /// the DOM is read (a function body: `return` gives the value). Its
+    /// JSON result comes back in [`Rendered::script_result`]; a script that
+    /// throws leaves that `None` and does not fail the render.
+    pub script: Option<String>,
 }
 
 impl RenderRequest {
@@ -178,6 +183,7 @@ impl RenderRequest {
             wait_for: None,
             deadline: tokio::time::Instant::now() + timeout,
             screenshot: None,
+            script: None,
         }
     }
 }
@@ -193,6 +199,8 @@ pub struct Rendered {
     pub status: Option<u16>,
     /// The PNG screenshot, when one was asked for.
     pub screenshot_png: Option<Vec<u8>>,
+    /// What [`RenderRequest::script`] returned, when it ran and returned.
+    pub script_result: Option<serde_json::Value>,
     /// Time from the call to the result, waiting for a session included.
     pub elapsed: Duration,
 }

@@ -125,6 +125,17 @@ pub(crate) async fn render(
         let latest = req.deadline.checked_sub(FINISH_MARGIN).unwrap_or(started);
         tokio::time::sleep_until((Instant::now() + wait).min(latest)).await;
     }
+    let script_result = match req.script.as_deref() {
+        None => None,
+        Some(js) => match client.execute(js, vec![]).await {
+            Ok(v) => Some(v),
+            Err(e) if is_fatal(&e) => return Err(Failure::from_cmd("running the page script")(e)),
+            Err(e) => {
+                tracing::debug!(error = %e, url = %req.url, "the render's page script failed");
+                None
+            }
+        },
+    };
     let snapshot = client
         .execute(SNAPSHOT_JS, vec![])
         .await
@@ -162,6 +173,7 @@ pub(crate) async fn render(
         html,
         status,
         screenshot_png,
+        script_result,
         elapsed: started.elapsed(),
     })
 }
