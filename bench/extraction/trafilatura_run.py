@@ -22,8 +22,13 @@ with open(out_path, "w", encoding="utf-8") as out:
         started = time.perf_counter()
         error = None
         try:
-            # Bytes in: trafilatura decodes them itself (its own charset sniffing).
-            text = trafilatura.extract(raw, url=p["url"], output_format="txt",
+            # Valid UTF-8 as text, other bytes for trafilatura's own charset
+            # detection (the rule all three extractors get).
+            try:
+                doc = raw.decode("utf-8")
+            except UnicodeDecodeError:
+                doc = raw
+            text = trafilatura.extract(doc, url=p["url"], output_format="txt",
                                        include_comments=False) or ""
         except Exception as e:  # noqa: BLE001 - a crash scores as empty output
             text, error = "", repr(e)

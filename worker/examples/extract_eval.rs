@@ -5,8 +5,9 @@
 //! MANIFEST.json is a JSON array of `{"id", "html", "url"}` (`html` a file
 //! path). For every page, OUT.jsonl gets one line
 //! `{"id", "markdown", "text", "ms"}`: the `onlyMainContent` markdown and
-//! plain text our content pipeline produces, exactly as a scrape would (bytes
-//! decoded the way the fetcher decodes them, no Content-Type). No network.
+//! plain text our content pipeline produces, exactly as a scrape would (valid
+//! UTF-8 as UTF-8, other bytes decoded the way the fetcher decodes them with
+//! no Content-Type). No network.
 //! `bench/extraction/eval.py` scores the output.
 
 use std::io::Write;
@@ -58,7 +59,15 @@ fn main() {
                 continue;
             }
         };
-        let (html, _) = decode_body(&bytes, None);
+        // Valid UTF-8 is read as UTF-8, anything else decoded as the fetcher
+        // decodes it. (Readability's test pages were re-encoded to UTF-8 but
+        // kept their original `<meta charset=gb2312>`; a byte-faithful decode
+        // would score the harness's mistake. The other two extractors get the
+        // same rule.)
+        let html = match String::from_utf8(bytes) {
+            Ok(s) => s,
+            Err(e) => decode_body(e.as_bytes(), None).0,
+        };
         let url = url::Url::parse(&p.url)
             .unwrap_or_else(|_| url::Url::parse("https://example.com/").expect("static URL"));
         let started = Instant::now();
