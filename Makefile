@@ -5,7 +5,7 @@ CARGO ?= cargo
 RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
 
-.PHONY: run test deps lint bench
+.PHONY: run test deps lint bench bench-extraction
 
 run:
 	@$(CARGO) build --release --bin webdata
@@ -46,3 +46,12 @@ bench:
 	./target/release/examples/content_speed --synthetic 300
 	./target/release/examples/sitemap_speed
 	./target/release/examples/map_speed
+
+# Main-content F1 (issue 3): our onlyMainContent output vs trafilatura and
+# Readability.js on public pages with ground truth. Downloads the data and the
+# two comparison tools from crates.io / PyPI / npm into .bench-data/ on first
+# run; writes bench/extraction/results.md.
+bench-extraction:
+	bash bench/extraction/fetch.sh
+	$(CARGO) build --release -p webdata-worker --example extract_eval
+	python3 bench/extraction/eval.py

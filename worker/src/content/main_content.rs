@@ -383,7 +383,10 @@ fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> (Selection, 
     (Selection { roots, dead }, before)
 }
 
-/// A single `<main>` or dominant `<article>` holding most of the text.
+/// A single `<main>` or dominant `<article>` holding most of the text. Inside
+/// a `<main>` that holds much more than its dominant `<article>`, the article
+/// is preferred (a main that also wraps a live ticker, related links or a
+/// sidebar).
 fn landmark_root(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> Option<usize> {
     let body_chars = stats.chars[body] as f32;
     let live = |i: &usize| !dead[*i] && stats.chars[*i] > 0;
@@ -393,14 +396,31 @@ fn landmark_root(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> Op
         .collect();
     if let Some(&m) = mains.iter().max_by_key(|&&m| stats.chars[m]) {
         if stats.chars[m] as f32 >= 0.25 * body_chars {
-            return Some(m);
+            // An article that is nearly all of the main: keep the main (a
+            // title or byline outside the article comes along).
+            let article = dominant_article(dom, dead, stats, m, 0.25)
+                .filter(|&a| (stats.chars[a] as f32) < 0.9 * stats.chars[m] as f32);
+            return Some(article.unwrap_or(m));
         }
     }
-    let mut articles: Vec<usize> = (0..dom.len())
+    dominant_article(dom, dead, stats, body, 0.3)
+}
+
+/// The outermost `<article>` (or `articleBody`) inside `within` holding at
+/// least `share` of its text, with no other article half as large.
+fn dominant_article(
+    dom: &Dom<'_>,
+    dead: &[bool],
+    stats: &Stats,
+    within: usize,
+    share: f32,
+) -> Option<usize> {
+    let end = dom.nodes[within].end as usize;
+    let mut articles: Vec<usize> = (within + 1..end)
         .filter(|&i| {
             dom.tag(i) == Some(Tag::Article) || dom.attr(i, "itemprop") == Some("articleBody")
         })
-        .filter(live)
+        .filter(|&i| !dead[i] && stats.chars[i] > 0)
         .collect();
     // Nested articles (comments inside a post) count through their outermost.
     articles.dedup_by(|inner, outer| dom.contains(*outer, *inner));
@@ -408,7 +428,7 @@ fn landmark_root(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> Op
     let first = *articles.first()?;
     let second = articles.get(1).map_or(0.0, |&a| stats.chars[a] as f32);
     let top = stats.chars[first] as f32;
-    (top >= 0.4 * body_chars && second < 0.5 * top).then_some(first)
+    (top >= share * stats.chars[within] as f32 && second < 0.5 * top).then_some(first)
 }
 
 /// Readability's scoring: paragraphs feed their ancestors.

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Main-content extraction benchmark (issue 3): webdata vs trafilatura vs Readability.js.
+
+    bench/extraction/fetch.sh            # data + comparison tools, once
+    python3 bench/extraction/eval.py     # or: make bench-extraction
+
+Standard library only; the comparison extractors run in their own processes
+(.bench-data/venv for trafilatura, .bench-data/node for Readability.js), ours
+is `target/release/examples/extract_eval` (built by the make target).
+
+Dataset A - Mozilla Readability's test pages (readabilityrs 0.1.4 on crates.io,
+tests/test-pages/*): ground truth is expected.html, i.e. Readability.js's own
+output, which favours Readability.js. Pages whose source.html is under 15,000
+bytes are unit-test fixtures (synthetic snippets for one cleaning rule each) and
+are reported separately as "A-small"; "A-real" is every other page.
+Score: 4-word-shingle F1 (see `shingles`), per page, then averaged over pages.
+
+Dataset B - trafilatura's evaluation annotations (trafilatura 0.6.0 on
+crates.io, comparison-data/entries.json) joined with the HTML shipped in the
+trafilatura 1.1.0 sdist (tests/cache/): 100 pages, 573 snippets. Scored as
+trafilatura scores it: a "with" snippet found in the extracted plain text is a
+TP, missing an FN; a "without" snippet found is an FP, absent a TN. Whitespace is
+collapsed on both sides before the substring test. P/R/F1/accuracy are over all
+snippets of the set (micro).
+"""
+import collections
+import html.parser
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import unicodedata
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DATA = os.path.join(ROOT, ".bench-data", "extraction")
+WORK = os.path.join(DATA, "run")
+SMALL_BYTES = 15_000
+FAKE_URL = "http://fakehost/test/page.html"  # what Readability's own tests use
+
+# --------------------------------------------------------------------------
+# Text normalisation and scoring
+
+
+class _Text(html.parser.HTMLParser):
+    """HTML to text: script/style/template content dropped, a line break at
+    every block boundary, entities decoded."""
+
+    SKIP = {"script", "style", "noscript", "template", "head", "svg", "math"}
+    BLOCK = {"address", "article", "aside", "blockquote", "br", "dd", "div", "dl", "dt",
+             "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6",
+             "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section", "table",
+             "td", "th", "tr", "ul", "caption", "details", "summary"}
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out, self.skip = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.SKIP:
+            self.skip += 1
+        elif tag in self.BLOCK:
+            self.out.append("\n")
+
+    def handle_endtag(self, tag):
+        if tag in self.SKIP:
+            self.skip = max(0, self.skip - 1)
+        elif tag in self.BLOCK:
+            self.out.append("\n")
+
+    def handle_data(self, data):
+        if not self.skip:
+            self.out.append(data)
+
+
+def html_text(markup):
+    p = _Text()
+    p.feed(markup)
+    p.close()
+    return "".join(p.out)
+
+
+def markdown_words_source(md):
+    """Markdown to the text a reader sees: link and image targets dropped
+    (`[t](u)` -> `t`, `![alt](src)` -> `alt`, `<http://..>` -> nothing); the
+    remaining syntax is punctuation, which tokenisation removes."""
+    md = re.sub(r"!\[([^\]]*)\]\([^)]*\)", r"\1", md)
+    md = re.sub(r"\]\((?:[^()]|\([^)]*\))*\)", "]", md)
+    md = re.sub(r"<(?:https?|mailto):[^>]*>", " ", md)
+    return md
+
+
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+
+
+def words(text):
+    """NFKC, lowercase, tokens = runs of letters/digits (Unicode \\w without
+    `_`), so punctuation and markup symbols vanish; Chinese/Japanese
+    characters (no spaces between words) are one token each."""
+    return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
+
+
+def shingles(ws, k=4):
+    """Multiset of the k-word windows (k = 4); a text of fewer than k words is
+    one shingle of all its words, an empty text no shingle."""
+    if not ws:
+        return collections.Counter()
+    if len(ws) < k:
+        return collections.Counter([tuple(ws)])
+    return collections.Counter(tuple(ws[i:i + k]) for i in range(len(ws) - k + 1))
+
+
+def shingle_prf(pred_text, truth_text):
+    p, t = shingles(words(pred_text)), shingles(words(truth_text))
+    overlap = sum((p & t).values())
+    prec = overlap / sum(p.values()) if p else 0.0
+    rec = overlap / sum(t.values()) if t else 0.0
+    f1 = 2 * prec * rec / (prec + rec) if prec + rec else 0.0
+    return prec, rec, f1
+
+
+def ws_norm(s):
+    return " ".join(s.split())
+
+
+# --------------------------------------------------------------------------
+# Languages
+
+_EN = {"the", "and", "of", "to", "is", "in", "that", "for", "it", "with", "was", "on"}
+
+
+def lang_of(declared, raw_html, text):
+    """Primary language subtag: the declared one (metadata, then <html lang>),
+    else 'en' when English function words make up over 5% of the words of
+    `text`, else 'und' (counted as non-English)."""
+    if not declared:
+        m = re.search(rb"<html[^>]*\slang\s*=\s*[\"']?([A-Za-z]{2,3})", raw_html[:5000], re.I)
+        declared = m.group(1).decode() if m else None
+    if declared:
+        return declared.split("-")[0].split("_")[0].lower()
+    ws = words(text)
+    if ws and sum(w in _EN for w in ws) / len(ws) > 0.05:
+        return "en"
+    return "und"
+
+
+# --------------------------------------------------------------------------
+# Datasets
+
+
+def dataset_a():
+    base = os.path.join(DATA, "readabilityrs-0.1.4", "tests", "test-pages")
+    pages = []
+    for name in sorted(os.listdir(base)):
+        d = os.path.join(base, name)
+        src = os.path.join(d, "source.html")
+        with open(os.path.join(d, "expected.html"), encoding="utf-8") as f:
+            truth = html_text(f.read())
+        with open(os.path.join(d, "expected-metadata.json"), encoding="utf-8") as f:
+            meta = json.load(f)
+        with open(src, "rb") as f:
+            raw = f.read()
+        pages.append({"id": "A/" + name, "html": src, "url": FAKE_URL, "truth": truth,
+                      "lang": lang_of(meta.get("lang"), raw, truth),
+                      "subset": "A-small" if len(raw) < SMALL_BYTES else "A-real"})
+    return pages
+
+
+def dataset_b():
+    entries_path = os.path.join(DATA, "trafilatura-0.6.0", "comparison-data", "entries.json")
+    cache = os.path.join(DATA, "trafilatura-1.1.0", "tests", "cache")
+    with open(entries_path, encoding="utf-8") as f:
+        entries = json.load(f)
+    pages = []
+    for e in entries:
+        path = os.path.join(cache, e["file"])
+        if not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            raw = f.read()
+        with_ = [s for s in (e.get("with") or []) if s.strip()]
+        without = [s for s in (e.get("without") or []) if s.strip()]
+        pages.append({"id": "B/" + e["file"], "html": path, "url": e["url"],
+                      "with": with_, "without": without, "subset": "B",
+                      "lang": lang_of(None, raw, " ".join(with_))})
+    return pages
+
+
+# --------------------------------------------------------------------------
+# Running the extractors
+
+
+def run(cmd, env=None):
+    print("+", " ".join(cmd), file=sys.stderr)
+    subprocess.run(cmd, check=True, env=env)
+
+
+def read_jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return {r["id"]: r for r in map(json.loads, f)}
+
+
+def extract_all(pages, rerun):
+    os.makedirs(WORK, exist_ok=True)
+    manifest = os.path.join(WORK, "manifest.json")
+    with open(manifest, "w", encoding="utf-8") as f:
+        json.dump([{"id": p["id"], "html": p["html"], "url": p["url"]} for p in pages], f)
+    ours_bin = os.path.join(ROOT, "target", "release", "examples", "extract_eval")
+    out = {n: os.path.join(WORK, n + ".jsonl") for n in ("webdata", "trafilatura", "readability")}
+    if "webdata" in rerun:
+        run([ours_bin, manifest, out["webdata"]])
+    if "trafilatura" in rerun:
+        run([os.path.join(ROOT, ".bench-data", "venv", "bin", "python"),
+             os.path.join(ROOT, "bench", "extraction", "trafilatura_run.py"), manifest,
+             out["trafilatura"]])
+    if "readability" in rerun:
+        env = dict(os.environ,
+                   NODE_PATH=os.path.join(ROOT, ".bench-data", "node", "node_modules"))
+        run(["node", os.path.join(ROOT, "bench", "extraction", "readability.js"), manifest,
+             out["readability"]], env=env)
+    res = {n: read_jsonl(p) for n, p in out.items()}
+    # What each extractor's output is scored as, per page.
+    texts = {}
+    for p in pages:
+        i = p["id"]
+        texts[i] = {
+            "webdata": markdown_words_source(res["webdata"][i].get("markdown", "")),
+            "webdata-text": res["webdata"][i].get("text", ""),
+            "trafilatura": res["trafilatura"][i].get("text", ""),
+            "readability": html_text(res["readability"][i].get("html", "")),
+        }
+    ms = {n: sum(r.get("ms", 0) for r in res[n].values()) for n in res}
+    return texts, ms
+
+
+SYSTEMS = ["webdata", "trafilatura", "readability"]
+LABEL = {"webdata": "webdata (onlyMainContent markdown)", "trafilatura": "trafilatura",
+         "readability": "Readability.js", "webdata-text": "webdata (plain text)"}
+
+
+def score_a(pages, texts):
+    rows = {}
+    for p in pages:
+        rows[p["id"]] = {s: shingle_prf(texts[p["id"]][s], p["truth"])
+                         for s in SYSTEMS + ["webdata-text"]}
+    return rows
+
+
+def score_b(pages, texts, system):
+    """Snippet confusion counts, on the plain text (our `text`)."""
+    key = "webdata-text" if system == "webdata" else system
+    c = collections.Counter()
+    for p in pages:
+        t = ws_norm(texts[p["id"]][key])
+        for s in p["with"]:
+            c["tp" if ws_norm(s) in t else "fn"] += 1
+        for s in p["without"]:
+            c["fp" if ws_norm(s) in t else "tn"] += 1
+    return c
+
+
+def prf(c):
+    p = c["tp"] / (c["tp"] + c["fp"]) if c["tp"] + c["fp"] else 0.0
+    r = c["tp"] / (c["tp"] + c["fn"]) if c["tp"] + c["fn"] else 0.0
+    f = 2 * p * r / (p + r) if p + r else 0.0
+    a = (c["tp"] + c["tn"]) / max(1, sum(c.values()))
+    return p, r, f, a
+
+
+def is_en(p):
+    return p["lang"] == "en"
+
+
+def main():
+    # `eval.py --only webdata` re-runs just our extractor and reuses the other
+    # two outputs of the previous run (for iterating on our extractor).
+    rerun = set(SYSTEMS)
+    if "--only" in sys.argv:
+        rerun = set(sys.argv[sys.argv.index("--only") + 1].split(","))
+    a, b = dataset_a(), dataset_b()
+    texts, ms = extract_all(a + b, rerun)
+    a_rows = score_a(a, texts)
+    lines = []
+    out = lines.append
+
+    out("# Main-content extraction benchmark (generated by bench/extraction/eval.py)\n")
+    out("Scoring, datasets and caveats: see the docstring of `bench/extraction/eval.py` "
+        "and `docs/benchmarks.md`.\n")
+
+    # ---- Dataset A
+    out("## A: Mozilla Readability test pages, 4-word-shingle F1 vs expected.html\n")
+    out("Ground truth is Readability.js's own output: biased toward Readability.js.\n")
+    out("| Subset | Pages | " + " | ".join(LABEL[s] + " P / R / **F1**"
+                                          for s in SYSTEMS + ["webdata-text"]) + " |")
+    out("|---" * (2 + len(SYSTEMS) + 1) + "|")
+    groups = [
+        ("A-real, all", [p for p in a if p["subset"] == "A-real"]),
+        ("A-real, English", [p for p in a if p["subset"] == "A-real" and is_en(p)]),
+        ("A-real, non-English", [p for p in a if p["subset"] == "A-real" and not is_en(p)]),
+        ("A-small (fixtures < 15 KB)", [p for p in a if p["subset"] == "A-small"]),
+    ]
+    for name, ps in groups:
+        cells = []
+        for s in SYSTEMS + ["webdata-text"]:
+            if not ps:
+                cells.append("-")
+                continue
+            pr = statistics.mean(a_rows[p["id"]][s][0] for p in ps)
+            rc = statistics.mean(a_rows[p["id"]][s][1] for p in ps)
+            f1 = statistics.mean(a_rows[p["id"]][s][2] for p in ps)
+            cells.append(f"{pr:.3f} / {rc:.3f} / **{f1:.3f}**")
+        out(f"| {name} | {len(ps)} | " + " | ".join(cells) + " |")
+    real = [p for p in a if p["subset"] == "A-real"]
+    langs = collections.Counter(p["lang"] for p in real)
+    out("\nA-real languages: " + ", ".join(f"{k} {v}" for k, v in langs.most_common()) + ".\n")
+    for s in SYSTEMS:
+        med = statistics.median(a_rows[p["id"]][s][2] for p in real)
+        low = sum(a_rows[p["id"]][s][2] < 0.9 for p in real)
+        out(f"- {LABEL[s]}: median F1 {med:.3f}, pages with F1 < 0.9: {low}")
+    wins = sum(a_rows[p["id"]]["webdata"][2] >= max(a_rows[p["id"]]["trafilatura"][2],
+                                                    a_rows[p["id"]]["readability"][2]) - 1e-9
+               for p in real)
+    out(f"- webdata best or tied on {wins} of {len(real)} A-real pages\n")
+
+    # ---- Dataset B
+    out("## B: trafilatura evaluation snippets (100 pages of its test cache)\n")
+    out("Matched on plain text: ours is the `text` format of the same onlyMainContent "
+        "selection. This is trafilatura's own evaluation set (biased toward trafilatura).\n")
+    b_label = dict(LABEL, webdata="webdata (plain text)")
+    out("| Subset | Pages | Snippets | " + " | ".join(b_label[s] + " P / R / **F1** / acc"
+                                                     for s in SYSTEMS) + " |")
+    out("|---" * (3 + len(SYSTEMS)) + "|")
+    for name, ps in [("all", b), ("English", [p for p in b if is_en(p)]),
+                     ("non-English", [p for p in b if not is_en(p)])]:
+        n_snip = sum(len(p["with"]) + len(p["without"]) for p in ps)
+        cells = []
+        for s in SYSTEMS:
+            pr, rc, f1, acc = prf(score_b(ps, texts, s))
+            cells.append(f"{pr:.3f} / {rc:.3f} / **{f1:.3f}** / {acc:.3f}")
+        out(f"| {name} | {len(ps)} | {n_snip} | " + " | ".join(cells) + " |")
+    langs = collections.Counter(p["lang"] for p in b)
+    out("\nB languages: " + ", ".join(f"{k} {v}" for k, v in langs.most_common()) +
+        " (declared `<html lang>`, else an English function-word test; 'und' = undeclared "
+        "and not English).\n")
+
+    out("## Time (sum over all %d pages, one process each, wall clock inside the "
+        "extractor loop)\n" % len(a + b))
+    for s in SYSTEMS:
+        out(f"- {LABEL[s]}: {ms[s]:.0f} ms")
+    out("")
+
+    # ---- Per-page detail (A-real), worst for us first
+    out("## A-real per page (4-word-shingle F1), lowest webdata first\n")
+    out("| Page | Lang | webdata | trafilatura | Readability.js |")
+    out("|---|---|---|---|---|")
+    for p in sorted(real, key=lambda p: a_rows[p["id"]]["webdata"][2]):
+        r = a_rows[p["id"]]
+        out(f"| {p['id'][2:]} | {p['lang']} | {r['webdata'][2]:.3f} | "
+            f"{r['trafilatura'][2]:.3f} | {r['readability'][2]:.3f} |")
+    out("")
+    out("## B per page: snippets missed (FN) and leaked (FP), webdata\n")
+    out("| Page | Lang | FN | FP | trafilatura FN/FP | Readability.js FN/FP |")
+    out("|---|---|---|---|---|---|")
+    bad = []
+    for p in b:
+        cs = {s: score_b([p], texts, s) for s in SYSTEMS}
+        if cs["webdata"]["fn"] or cs["webdata"]["fp"]:
+            bad.append((cs["webdata"]["fn"] + cs["webdata"]["fp"], p, cs))
+    for _, p, cs in sorted(bad, key=lambda x: -x[0]):
+        out(f"| {p['id'][2:]} | {p['lang']} | {cs['webdata']['fn']} | {cs['webdata']['fp']} | "
+            f"{cs['trafilatura']['fn']}/{cs['trafilatura']['fp']} | "
+            f"{cs['readability']['fn']}/{cs['readability']['fp']} |")
+
+    text = "\n".join(lines) + "\n"
+    with open(os.path.join(ROOT, "bench", "extraction", "results.md"), "w",
+              encoding="utf-8") as f:
+        f.write(text)
+    # Console: the summary tables only.
+    print(text.split("## A-real per page")[0])
+
+
+if __name__ == "__main__":
+    main()
