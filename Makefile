@@ -46,6 +46,7 @@ bench:
 	./target/release/examples/content_speed --synthetic 300
 	./target/release/examples/sitemap_speed
 	./target/release/examples/map_speed
+	./target/release/examples/frontier_bench 100000
 
 # Main-content F1 (issue 3): our onlyMainContent output vs trafilatura and
 # Readability.js on public pages with ground truth. Downloads the data and the
