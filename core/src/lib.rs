@@ -3,6 +3,7 @@
 
 pub mod brand;
 pub mod error;
+pub mod shutdown;
 pub mod store;
 pub mod types;
 pub mod validate;

@@ -107,6 +107,21 @@ pub struct ScrapeOptions {
 }
 
 impl ScrapeOptions {
+    /// Actions, `waitFor` or a screenshot: only a browser can serve these.
+    pub fn needs_browser(&self) -> bool {
+        self.actions.as_ref().is_some_and(|a| !a.is_empty())
+            || self.wait_for.is_some()
+            || self
+                .formats()
+                .iter()
+                .any(|f| matches!(f, Format::Screenshot | Format::ScreenshotFull))
+    }
+
+    /// Every page is rendered: tier `render`, or input only a browser serves.
+    pub fn renders_every_page(&self) -> bool {
+        self.tier() == Tier::Render || self.needs_browser()
+    }
+
     /// The wire names of every field, for unknown-field checks.
     pub const FIELDS: [&'static str; 15] = [
         "formats",

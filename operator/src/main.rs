@@ -228,7 +228,7 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         .await
         .map_err(|e| anyhow::anyhow!("leader election: {e}"))?;
     let (mut leading, lease_task) = manager.watch().await;
-    let shutdown = webdata_core_shutdown();
+    let shutdown = webdata_core::shutdown::signal();
     tokio::pin!(shutdown);
     loop {
         if *leading.borrow_and_update() {
@@ -332,20 +332,4 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
         anyhow::bail!("lost the leader lease");
     }
     Ok(())
-}
-
-/// SIGTERM or Ctrl-C.
-async fn webdata_core_shutdown() {
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    tokio::select! {
-        _ = term => {}
-        _ = tokio::signal::ctrl_c() => {}
-    }
 }

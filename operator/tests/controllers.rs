@@ -105,6 +105,16 @@ async fn body_json(req: Request<Body>) -> serde_json::Value {
     serde_json::from_slice(&bytes).unwrap_or(serde_json::Value::Null)
 }
 
+/// The `op` of each operation of a JSON patch.
+fn op_names(patch: &serde_json::Value) -> Vec<&str> {
+    patch
+        .as_array()
+        .expect("a JSON patch is an array")
+        .iter()
+        .map(|o| o["op"].as_str().expect("op"))
+        .collect()
+}
+
 fn json_response(v: &serde_json::Value) -> Response<Body> {
     Response::builder()
         .status(StatusCode::OK)
@@ -133,12 +143,7 @@ async fn a_new_crawljob_gets_the_finalizer_first() {
             "application/json-patch+json"
         );
         let patch = body_json(req).await;
-        let ops: Vec<&str> = patch
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["op"].as_str().unwrap())
-            .collect();
+        let ops = op_names(&patch);
         assert_eq!(ops, ["test", "add"], "{patch}");
         assert_eq!(patch[1]["value"], serde_json::json!([FINALIZER]));
         let mut obj = serde_json::to_value(&expected).unwrap();
@@ -240,12 +245,7 @@ async fn deleting_a_crawljob_cancels_its_crawl_and_releases_the_finalizer() {
             "application/json-patch+json"
         );
         let patch = body_json(req).await;
-        let ops: Vec<&str> = patch
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o["op"].as_str().unwrap())
-            .collect();
+        let ops = op_names(&patch);
         assert_eq!(ops, ["test", "remove"], "{patch}");
         let mut obj = serde_json::to_value(&for_server).unwrap();
         obj["metadata"]["finalizers"] = serde_json::json!([]);

@@ -310,6 +310,18 @@ async fn site(delay_ms: u64) -> Site {
     .await
 }
 
+/// `webdata serve` in cluster mode on `database_url`, talking to `cluster`.
+async fn api_in_cluster_mode(cluster: &Cluster, database_url: &str) -> Server {
+    let mut opts = ServerOptions::new(Db::Postgres);
+    opts.database_url = Some(database_url.to_string());
+    Server::start_with(
+        opts.env("WEBDATA_KUBE", "on")
+            .env("KUBECONFIG", &cluster.kubeconfig.display().to_string())
+            .env("WEBDATA_KUBE_NAMESPACE", "default"),
+    )
+    .await
+}
+
 async fn make_pool(cluster: &Cluster) {
     cluster
         .create(
@@ -356,14 +368,7 @@ fn same_counters(job: &Value, crawl: &Value) -> bool {
 async fn api_crawls_run_as_crawljobs_through_the_operator() {
     let cluster = Cluster::start();
     let database_url = fresh_database(Db::Postgres).await;
-    let mut opts = ServerOptions::new(Db::Postgres);
-    opts.database_url = Some(database_url.clone());
-    let s = Server::start_with(
-        opts.env("WEBDATA_KUBE", "on")
-            .env("KUBECONFIG", &cluster.kubeconfig.display().to_string())
-            .env("WEBDATA_KUBE_NAMESPACE", "default"),
-    )
-    .await;
+    let s = api_in_cluster_mode(&cluster, &database_url).await;
     let mut operator = Operator::start(&cluster, &database_url);
     let site = site(150).await;
 
@@ -532,14 +537,7 @@ async fn api_crawls_run_as_crawljobs_through_the_operator() {
 async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
     let cluster = Cluster::start();
     let database_url = fresh_database(Db::Postgres).await;
-    let mut opts = ServerOptions::new(Db::Postgres);
-    opts.database_url = Some(database_url.clone());
-    let s = Server::start_with(
-        opts.env("WEBDATA_KUBE", "on")
-            .env("KUBECONFIG", &cluster.kubeconfig.display().to_string())
-            .env("WEBDATA_KUBE_NAMESPACE", "default"),
-    )
-    .await;
+    let s = api_in_cluster_mode(&cluster, &database_url).await;
     let operator = Operator::start(&cluster, &database_url);
     // A second replica waits for the Lease: only one acts.
     let standby = Operator::start(&cluster, &database_url);
@@ -712,22 +710,140 @@ async fn a_crawl_that_cannot_be_launched_fails_cleanly_and_costs_nothing() {
     assert_eq!(failed[0].credits_used, 0);
 }
 
-/// Needs a real cluster (kubelet, scheduler, garbage collector, Selenium
-/// pods): installs the chart, crawls a page that needs a browser through the
-/// pool's Selenium Deployment, and deletes the WorkerPool to see its
-/// Deployments collected through owner references.
-#[tokio::test]
-#[ignore = "needs a real Kubernetes cluster with the webdata image and network access for Selenium images; none on this machine"]
-async fn real_cluster_renders_through_the_pool_browsers() {
-    let (ok, out) = Command::new("kubectl")
-        .args(["get", "workerpools", "-A"])
+/// `kubectl` against the current context's cluster.
+fn kubectl_real(args: &[&str]) -> (bool, String) {
+    let out = Command::new("kubectl")
+        .args(args)
         .output()
-        .map(|o| {
-            (
-                o.status.success(),
-                String::from_utf8_lossy(&o.stdout).to_string(),
-            )
-        })
         .expect("kubectl");
+    (
+        out.status.success(),
+        format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        ),
+    )
+}
+
+fn env_or_panic(name: &str) -> String {
+    std::env::var(name).unwrap_or_else(|_| panic!("set {name} (see the test's comment)"))
+}
+
+/// Needs a real cluster (kubelet, scheduler, garbage collector, Selenium
+/// pods), which this machine does not have. With the chart installed in
+/// `WEBDATA_CLUSTER_NAMESPACE`, the API port-forwarded to `WEBDATA_CLUSTER_API`
+/// with the `default` organization's key in `WEBDATA_CLUSTER_KEY`, and a page
+/// whose text `WEBDATA_CLUSTER_RENDER_TEXT` only appears after JavaScript at
+/// `WEBDATA_CLUSTER_RENDER_URL` (reachable from the pods), it: creates a
+/// WorkerPool with at most one worker and one browser; applies a CrawlJob with
+/// `tier: render` on that pool; waits for `Completed` while the pool reports a
+/// ready browser; reads the rendered text through GET /v1/crawl; deletes the
+/// WorkerPool and waits for the garbage collector to remove its Deployments
+/// through their owner references.
+#[tokio::test]
+#[ignore = "needs a real Kubernetes cluster (kubelet, scheduler, garbage collector, Selenium pods) with the chart installed; none on this machine"]
+async fn real_cluster_renders_through_the_pool_browsers() {
+    let ns = env_or_panic("WEBDATA_CLUSTER_NAMESPACE");
+    let api = env_or_panic("WEBDATA_CLUSTER_API");
+    let key = env_or_panic("WEBDATA_CLUSTER_KEY");
+    let url = env_or_panic("WEBDATA_CLUSTER_RENDER_URL");
+    let text = env_or_panic("WEBDATA_CLUSTER_RENDER_TEXT");
+    let dir = std::env::temp_dir().join(support::unique("webdata-real-cluster"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("objects.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: webdata.io/v1\nkind: WorkerPool\nmetadata:\n  name: e2e-render\nspec:\n  workers: {{ min: 0, max: 1, concurrency: 2 }}\n  browsers: {{ min: 0, max: 1 }}\n  scaleDownDelaySeconds: 30\n\
+             ---\napiVersion: webdata.io/v1\nkind: CrawlJob\nmetadata:\n  name: e2e-render\nspec:\n  url: {url}\n  limit: 1\n  maxDepth: 0\n  pool: e2e-render\n  organization: default\n  scrapeOptions: {{ tier: render }}\n"
+        ),
+    )
+    .expect("yaml");
+    let (ok, out) = kubectl_real(&["-n", &ns, "apply", "-f", &file.display().to_string()]);
     assert!(ok, "{out}");
+
+    let deadline = Instant::now() + Duration::from_secs(600);
+    let mut saw_browser = false;
+    let crawl_id = loop {
+        let (_, browsers) = kubectl_real(&[
+            "-n",
+            &ns,
+            "get",
+            "workerpool",
+            "e2e-render",
+            "-o",
+            "jsonpath={.status.readyBrowsers}",
+        ]);
+        saw_browser |= browsers.trim().parse::<i64>().unwrap_or(0) >= 1;
+        let (_, phase) = kubectl_real(&[
+            "-n",
+            &ns,
+            "get",
+            "cj",
+            "e2e-render",
+            "-o",
+            "jsonpath={.status.phase}",
+        ]);
+        match phase.trim() {
+            "Completed" => {
+                let (_, id) = kubectl_real(&[
+                    "-n",
+                    &ns,
+                    "get",
+                    "cj",
+                    "e2e-render",
+                    "-o",
+                    "jsonpath={.status.crawlId}",
+                ]);
+                break id.trim().to_string();
+            }
+            "Failed" | "Cancelled" => panic!("the CrawlJob ended {phase}"),
+            _ => {}
+        }
+        assert!(Instant::now() < deadline, "the CrawlJob did not complete");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    };
+    assert!(saw_browser, "the pool never reported a ready browser");
+    let crawl: Value = reqwest::Client::new()
+        .get(format!("{api}/v1/crawl/{crawl_id}"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .expect("get crawl")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(crawl["completed"], 1, "{crawl}");
+    let markdown = crawl["data"][0]["markdown"].as_str().unwrap_or("");
+    assert!(
+        markdown.contains(&text),
+        "rendered text missing: {markdown}"
+    );
+
+    let (ok, out) = kubectl_real(&["-n", &ns, "delete", "workerpool", "e2e-render"]);
+    assert!(ok, "{out}");
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let (_, left) = kubectl_real(&[
+            "-n",
+            &ns,
+            "get",
+            "deployment",
+            "e2e-render-workers",
+            "e2e-render-browsers",
+            "--ignore-not-found",
+            "-o",
+            "name",
+        ]);
+        if left.trim().is_empty() {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the pool's Deployments were not garbage-collected"
+        );
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    let _ = kubectl_real(&["-n", &ns, "delete", "cj", "e2e-render"]);
 }

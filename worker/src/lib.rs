@@ -12,6 +12,6 @@ pub mod pdf;
 pub mod render;
 pub mod robots;
 pub mod scrape;
-pub mod shutdown;
+pub use webdata_core::shutdown;
 pub mod sitemap;
 pub mod urlnorm;

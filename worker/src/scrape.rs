@@ -192,13 +192,7 @@ impl Engine {
             .guard()
             .check_url(req.url.trim())
             .map_err(|e| ScrapeFailure::new(ErrorCode::BlockedUrl, e.to_string()))?;
-        let formats_now = opts.formats();
-        let wants_screenshot = formats_now
-            .iter()
-            .any(|f| matches!(f, Format::Screenshot | Format::ScreenshotFull));
-        let needs_browser_input = opts.actions.as_ref().is_some_and(|a| !a.is_empty())
-            || opts.wait_for.is_some()
-            || wants_screenshot;
+        let needs_browser_input = opts.needs_browser();
         let render_first =
             opts.tier() == Tier::Render || (opts.tier() == Tier::Auto && needs_browser_input);
         if render_first && self.browser.is_none() {

@@ -69,13 +69,24 @@ pub fn normalize(url: &Url) -> Url {
 /// The string under which two URLs count as the same page: the normal form
 /// with the trailing slash of a non-root path removed (`/x/` = `/x`).
 pub fn dedup_key(url: &Url) -> String {
-    let mut out = normalize(url);
-    let path = out.path();
-    if path.len() > 1 && path.ends_with('/') && !out.cannot_be_a_base() {
-        let trimmed = path[..path.len() - 1].to_owned();
-        out.set_path(&trimmed);
+    dedup_key_of_normalized(&normalize(url))
+}
+
+/// [`dedup_key`] of a URL already in [`normalize`]d form (no second
+/// normalisation): the string with a non-root path's trailing `/` cut.
+pub fn dedup_key_of_normalized(url: &Url) -> String {
+    use url::Position;
+    let path = url.path();
+    if path.len() > 1 && path.ends_with('/') && !url.cannot_be_a_base() {
+        let s = url.as_str();
+        let cut = url[..Position::AfterPath].len() - 1;
+        let mut key = String::with_capacity(s.len() - 1);
+        key.push_str(&s[..cut]);
+        key.push_str(&s[cut + 1..]);
+        key
+    } else {
+        url.as_str().to_string()
     }
-    out.into()
 }
 
 /// Decodes percent-escapes of unreserved characters and uppercases the others;

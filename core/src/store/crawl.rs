@@ -574,31 +574,33 @@ impl Store {
         // row on each lease): expired leases first (their workers died), then
         // queued URLs by depth and age via `frontier_queue`, so a lease costs
         // the same with 100 or 100,000 URLs waiting.
-        let mut rows = sqlx::query(&format!(
-            "SELECT f.crawl_id, f.url_key, f.url, f.depth, f.attempts FROM frontier f JOIN crawls c ON c.id = f.crawl_id \
-             WHERE f.state = 'leased' AND f.lease_until < $1 AND c.status = 'running' {crawl_filter} {pool_filter} \
-             ORDER BY f.lease_until LIMIT $2{skip}"
-        ))
-        .bind(now)
-        .bind(n)
-        .bind(crawl.unwrap_or(""))
-        .bind(pool.unwrap_or(""))
-        .fetch_all(&mut *tx)
-        .await?;
-        let room = n - rows.len() as i64;
-        if room > 0 {
+        let select = |ready: &str, order: &str| {
+            format!(
+                "SELECT f.crawl_id, f.url_key, f.url, f.depth, f.attempts FROM frontier f JOIN crawls c ON c.id = f.crawl_id \
+                 WHERE {ready} AND c.status = 'running' {crawl_filter} {pool_filter} \
+                 ORDER BY {order} LIMIT $2{skip}"
+            )
+        };
+        let mut rows = Vec::new();
+        for (ready, order) in [
+            ("f.state = 'leased' AND f.lease_until < $1", "f.lease_until"),
+            (
+                "f.state = 'queued' AND f.not_before <= $1",
+                "f.depth, f.created_at",
+            ),
+        ] {
+            let room = n - rows.len() as i64;
+            if room <= 0 {
+                break;
+            }
             rows.extend(
-                sqlx::query(&format!(
-                    "SELECT f.crawl_id, f.url_key, f.url, f.depth, f.attempts FROM frontier f JOIN crawls c ON c.id = f.crawl_id \
-                     WHERE f.state = 'queued' AND f.not_before <= $1 AND c.status = 'running' {crawl_filter} {pool_filter} \
-                     ORDER BY f.depth, f.created_at LIMIT $2{skip}"
-                ))
-                .bind(now)
-                .bind(room)
-                .bind(crawl.unwrap_or(""))
-                .bind(pool.unwrap_or(""))
-                .fetch_all(&mut *tx)
-                .await?,
+                sqlx::query(&select(ready, order))
+                    .bind(now)
+                    .bind(room)
+                    .bind(crawl.unwrap_or(""))
+                    .bind(pool.unwrap_or(""))
+                    .fetch_all(&mut *tx)
+                    .await?,
             );
         }
         let mut leases = Vec::with_capacity(rows.len());

@@ -126,15 +126,9 @@ async fn register(
 
 /// Whether every page of the crawl needs a browser (render demand).
 pub fn needs_browser(req: &webdata_core::types::CrawlRequest) -> bool {
-    use webdata_core::types::{Format, Tier};
-    req.scrape_options.as_ref().is_some_and(|o| {
-        o.tier() == Tier::Render
-            || o.actions.as_ref().is_some_and(|a| !a.is_empty())
-            || o.wait_for.is_some()
-            || o.formats()
-                .iter()
-                .any(|f| matches!(f, Format::Screenshot | Format::ScreenshotFull))
-    })
+    req.scrape_options
+        .as_ref()
+        .is_some_and(|o| o.renders_every_page())
 }
 
 fn condition(type_: &str, ok: bool, reason: &str, message: String, gen: Option<i64>) -> Condition {

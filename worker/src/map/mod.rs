@@ -163,7 +163,7 @@ impl Found {
         };
         let title = title.filter(|t| !t.trim().is_empty());
         self.seq += 1;
-        let key = key_of_normalized(url);
+        let key = urlnorm::dedup_key_of_normalized(url);
         if let Some(&i) = self.index.get(&key) {
             let e = &mut self.entries[i];
             if phase < e.phase {
@@ -219,23 +219,6 @@ struct Ctx<'a> {
 
 fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
-}
-
-/// [`urlnorm::dedup_key`] of a URL that is already normalised, without
-/// normalising it again: the string with a non-root path's trailing `/` cut.
-fn key_of_normalized(url: &Url) -> String {
-    use url::Position;
-    let path = url.path();
-    if path.len() > 1 && path.ends_with('/') && !url.cannot_be_a_base() {
-        let s = url.as_str();
-        let cut = url[..Position::AfterPath].len() - 1;
-        let mut key = String::with_capacity(s.len() - 1);
-        key.push_str(&s[..cut]);
-        key.push_str(&s[cut + 1..]);
-        key
-    } else {
-        url.as_str().to_string()
-    }
 }
 
 /// Same scheme, host and port.
@@ -403,7 +386,7 @@ impl Ctx<'_> {
             if self.accept(&u) {
                 found.add(&u, phase, text.clone(), TITLE_LINK_TEXT);
             }
-            if phase != PHASE_RENDER && queued.insert(key_of_normalized(&u)) {
+            if phase != PHASE_RENDER && queued.insert(urlnorm::dedup_key_of_normalized(&u)) {
                 queue.push_back(u);
             }
         }
@@ -553,7 +536,7 @@ pub async fn map(
     let mut found = Found::default();
     let mut queue: VecDeque<Url> = VecDeque::new();
     let mut queued: HashSet<String> = HashSet::new();
-    queued.insert(key_of_normalized(&start));
+    queued.insert(urlnorm::dedup_key_of_normalized(&start));
     if let Some(page) = &start_page {
         if ctx.accept(&start) {
             found.add(&start, PHASE_START, page.links.title.clone(), TITLE_PAGE);
@@ -571,7 +554,7 @@ pub async fn map(
     // Sitemap pages are read for links too, but only when more URLs are wanted.
     if start_wanted && found.len() < limit {
         for e in &found.entries[first_sitemap_entry..] {
-            if queued.insert(key_of_normalized(&e.url)) {
+            if queued.insert(urlnorm::dedup_key_of_normalized(&e.url)) {
                 queue.push_back(e.url.clone());
             }
         }
@@ -714,9 +697,22 @@ mod tests {
             "https://a.test/%7euser/",
             "https://a.test:8080/a/b/",
         ] {
-            let n = urlnorm::normalize(&Url::parse(u).unwrap());
-            assert_eq!(key_of_normalized(&n), urlnorm::dedup_key(&n), "{u}");
+            // Normalising a normalised URL changes nothing, so the map's one
+            // normalisation per URL gives the same key as the crawl's.
+            let raw = Url::parse(u).unwrap();
+            let n = urlnorm::normalize(&raw);
+            assert_eq!(
+                urlnorm::dedup_key_of_normalized(&n),
+                urlnorm::dedup_key(&raw),
+                "{u}"
+            );
         }
+        let key = |u: &str| {
+            urlnorm::dedup_key_of_normalized(&urlnorm::normalize(&Url::parse(u).unwrap()))
+        };
+        assert_eq!(key("https://a.test/x/?q=1"), "https://a.test/x?q=1");
+        assert_eq!(key("https://a.test/"), "https://a.test/");
+        assert_eq!(key("https://a.test:8080/a/b/"), "https://a.test:8080/a/b");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! Waiting for the signal to stop: Ctrl-C or SIGTERM (what Kubernetes sends
-//! when it scales a Deployment down). Shared by `webdata` and `webdata-worker`.
+//! when it scales a Deployment down). Shared by `webdata`, `webdata-worker` and `webdata-operator`.
 
 /// Resolves on Ctrl-C or SIGTERM.
 pub async fn signal() {
