@@ -5,7 +5,7 @@ CARGO ?= cargo
 RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
 
-.PHONY: run test deps lint bench bench-extraction
+.PHONY: run test deps lint bench bench-extraction bench-compare
 
 run:
 	@$(CARGO) build --release --bin webdata
@@ -56,3 +56,11 @@ bench-extraction:
 	bash bench/extraction/fetch.sh
 	$(CARGO) build --release -p webdata-worker --example extract_eval
 	python3 bench/extraction/eval.py
+
+# Whole-site crawl side by side (issue 5): webdata (CrawlRunner + SQLite,
+# markdown per page) vs the spider crate + htmd, on Debian doc packages
+# (python3-doc, postgresql-doc-15) served by a private nginx on 127.0.0.2.
+# Installs nginx-light and the doc packages with apt when missing; spider's
+# crates come from crates.io. See bench/crawl-compare/run.sh.
+bench-compare:
+	bash bench/crawl-compare/run.sh
