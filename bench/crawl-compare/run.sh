@@ -69,15 +69,17 @@ for site in $SITES; do
             n0=$(ticks "$worker")
             load=$(cut -d' ' -f1 /proc/loadavg)
             if [ $tool = webdata ]; then
-                line=$("$WD" "$start" "$CONCURRENCY" 100000 "$OUT/$site.webdata.urls" | tee /dev/stderr | grep '^RESULT')
+                "$WD" "$start" "$CONCURRENCY" 100000 "$OUT/$site.webdata.urls" > "$OUT/$site.$tool.$r.log"
                 notok=$(grep -vc ' 200$' "$OUT/$site.webdata.urls" || true)
-                failed=$(field failed "$line")
             else
-                line=$("$SP" "$start" "$CONCURRENCY" "$OUT/$site.spider.urls" | tee /dev/stderr | grep '^RESULT')
+                "$SP" "$start" "$CONCURRENCY" "$OUT/$site.spider.urls" > "$OUT/$site.$tool.$r.log"
                 notok=$(grep -vc ' 200$' "$OUT/$site.spider.urls" || true)
                 failed=-
             fi
             n1=$(ticks "$worker")
+            grep -v '^RESULT' "$OUT/$site.$tool.$r.log" | sed 's/^/   /'
+            line=$(grep '^RESULT' "$OUT/$site.$tool.$r.log")
+            [ $tool = webdata ] && failed=$(field failed "$line")
             pages=$(field pages "$line")
             ngx=$(awk -v a="$n0" -v b="$n1" -v p="$pages" 'BEGIN { printf "%.2f", (b - a) / (p > 0 ? p : 1) }')
             printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n" "$site" "$tool" "$r" "$pages" "$notok" "$failed" \
