@@ -87,7 +87,11 @@ async fn main() {
                         if !page.status_code.is_success() {
                             non_ok.fetch_add(1, Ordering::Relaxed);
                         }
-                        urls.lock().unwrap().push(format!("{} {}", page.get_url(), page.status_code.as_u16()));
+                        urls.lock().unwrap().push(format!(
+                            "{} {}",
+                            page.get_url(),
+                            page.status_code.as_u16()
+                        ));
                         let (pages, md_bytes, html_bytes, kept) = (
                             pages.clone(),
                             md_bytes.clone(),
