@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{watch, Notify, Semaphore};
 use url::Url;
 use webdata_core::store::crawl::status;
-use webdata_core::store::{CrawlRow, Lease, NewUrl, PageCommit};
+use webdata_core::store::{CrawlRow, Lease, NewUrl, PageCommit, PageWrite};
 use webdata_core::types::{CrawlRequest, Format, ScrapeRequest, SitemapMode};
 use webdata_core::{ErrorCode, Store};
 
@@ -113,11 +113,35 @@ pub struct CrawlRunner {
     wake: Arc<Notify>,
     hosts: Mutex<HashMap<String, tokio::time::Instant>>,
     host_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Crawl rows read in the last [`ROW_TTL`], so a page does not cost a
+    /// store read before it starts (its commit re-checks the status).
+    rows: Mutex<HashMap<String, (std::time::Instant, CrawlRow)>>,
+    /// Per crawl, the URL keys this runner already handed to the frontier:
+    /// links to them are not sent to the store again.
+    enqueued: Mutex<HashMap<String, std::collections::HashSet<String>>>,
+    /// Scraped pages on their way to the committer task.
+    commits: tokio::sync::mpsc::UnboundedSender<PendingCommit>,
+    /// The committer's end, taken by [`CrawlRunner::run`].
+    commit_queue: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<PendingCommit>>>,
 }
+
+/// A page waiting for the committer, with where to send its result.
+type PendingCommit = (
+    PageWrite,
+    tokio::sync::oneshot::Sender<Result<PageCommit, String>>,
+);
+/// Most pages committed in one transaction.
+const COMMIT_BATCH: usize = 64;
+
+/// How long a cached crawl row is used (a cancel stops new pages within this).
+const ROW_TTL: Duration = Duration::from_millis(200);
+/// Keys remembered per crawl before the memory is cleared and refilled.
+const ENQUEUED_MAX: usize = 1_000_000;
 
 impl CrawlRunner {
     /// A runner over `store` scraping with `engine`.
     pub fn new(store: Store, engine: Engine, cfg: RunnerConfig) -> Arc<Self> {
+        let (commits, commit_queue) = tokio::sync::mpsc::unbounded_channel();
         Arc::new(CrawlRunner {
             store,
             engine,
@@ -126,6 +150,10 @@ impl CrawlRunner {
             wake: Arc::new(Notify::new()),
             hosts: Mutex::new(HashMap::new()),
             host_slots: Mutex::new(HashMap::new()),
+            rows: Mutex::new(HashMap::new()),
+            enqueued: Mutex::new(HashMap::new()),
+            commits,
+            commit_queue: Mutex::new(Some(commit_queue)),
         })
     }
 
@@ -173,12 +201,37 @@ impl CrawlRunner {
     pub async fn run(self: Arc<Self>, mut stop: watch::Receiver<bool>) {
         let slots = Arc::new(Semaphore::new(self.cfg.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
+        let committer = self
+            .commit_queue
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .take()
+            .map(|queue| tokio::spawn(Self::committer(self.store.clone(), queue)));
+        // While pages are in flight, leases are taken in batches of a quarter
+        // of the slots and the crawl-level checks (seeding, finishing) run at
+        // most every HOUSEKEEPING: each is a store round trip.
+        const HOUSEKEEPING: Duration = Duration::from_millis(50);
+        let batch = (self.cfg.concurrency / 4).max(1);
+        let mut last_housekeeping: Option<tokio::time::Instant> = None;
         loop {
             if *stop.borrow() {
                 break;
             }
-            if let Err(e) = self.seed_queued().await {
-                tracing::warn!(error = %e, "seeding crawls failed");
+            let busy = !tasks.is_empty();
+            if busy && slots.available_permits() < batch {
+                tokio::select! {
+                    _ = tasks.join_next() => {}
+                    _ = stop.changed() => {}
+                }
+                continue;
+            }
+            let housekeeping = !busy
+                || last_housekeeping.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
+            if housekeeping {
+                last_housekeeping = Some(tokio::time::Instant::now());
+                if let Err(e) = self.seed_queued().await {
+                    tracing::warn!(error = %e, "seeding crawls failed");
+                }
             }
             let free = slots.available_permits();
             let mut leased = 0;
@@ -210,8 +263,10 @@ impl CrawlRunner {
                 }
             }
             while tasks.try_join_next().is_some() {}
-            if let Err(e) = self.finish_drained().await {
-                tracing::warn!(error = %e, "finishing crawls failed");
+            if housekeeping {
+                if let Err(e) = self.finish_drained().await {
+                    tracing::warn!(error = %e, "finishing crawls failed");
+                }
             }
             if leased == 0 {
                 tokio::select! {
@@ -223,6 +278,59 @@ impl CrawlRunner {
             }
         }
         while tasks.join_next().await.is_some() {}
+        // Every page task has had its commit answered; nothing is pending.
+        if let Some(c) = committer {
+            c.abort();
+        }
+    }
+
+    /// Group commit: takes every page waiting (up to [`COMMIT_BATCH`]) and
+    /// commits them in one transaction, so under load the cost of a write
+    /// transaction is shared by many pages and idle pages are not delayed.
+    async fn committer(
+        store: Store,
+        mut queue: tokio::sync::mpsc::UnboundedReceiver<PendingCommit>,
+    ) {
+        while let Some(first) = queue.recv().await {
+            let mut batch = vec![first];
+            while batch.len() < COMMIT_BATCH {
+                match queue.try_recv() {
+                    Ok(p) => batch.push(p),
+                    Err(_) => break,
+                }
+            }
+            let (pages, replies): (Vec<PageWrite>, Vec<_>) = batch.into_iter().unzip();
+            let result = store
+                .commit_pages(&pages, |crawl, page, seq| {
+                    serde_json::json!({ "id": crawl.id, "seq": seq, "url": page.lease.url })
+                        .to_string()
+                })
+                .await;
+            match result {
+                Ok(results) => {
+                    for (reply, r) in replies.into_iter().zip(results) {
+                        let _ = reply.send(Ok(r));
+                    }
+                }
+                Err(e) => {
+                    let msg = e.to_string();
+                    for reply in replies {
+                        let _ = reply.send(Err(msg.clone()));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Commits a page through the committer task.
+    async fn commit(&self, page: PageWrite) -> Result<PageCommit, webdata_core::StoreError> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        if self.commits.send((page, tx)).is_err() {
+            return Err(webdata_core::StoreError::Invalid("the crawl committer stopped".into()));
+        }
+        rx.await
+            .map_err(|_| webdata_core::StoreError::Invalid("the crawl committer stopped".into()))?
+            .map_err(webdata_core::StoreError::Invalid)
     }
 
     async fn robots(&self, url: &Url) -> Arc<Robots> {
@@ -327,11 +435,37 @@ impl CrawlRunner {
         }
     }
 
+    /// The crawl row, from the store at most every [`ROW_TTL`].
+    async fn crawl_row(&self, id: &str) -> Result<Option<CrawlRow>, webdata_core::StoreError> {
+        if let Some((at, row)) = self
+            .rows
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+        {
+            if at.elapsed() < ROW_TTL {
+                return Ok(Some(row.clone()));
+            }
+        }
+        let row = self.store.get_crawl(id).await?;
+        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
+        match &row {
+            Some(r) => {
+                rows.insert(id.to_string(), (std::time::Instant::now(), r.clone()));
+            }
+            None => {
+                rows.remove(id);
+            }
+        }
+        Ok(row)
+    }
+
     async fn process_inner(&self, lease: &Lease) -> Result<(), webdata_core::StoreError> {
-        let Some(crawl) = self.store.get_crawl(&lease.crawl_id).await? else {
+        let Some(crawl) = self.crawl_row(&lease.crawl_id).await? else {
             return Ok(());
         };
         if crawl.status != status::RUNNING {
+            self.forget(&crawl.id);
             return Ok(());
         }
         let plan = match self.plan(&crawl) {
@@ -383,8 +517,9 @@ impl CrawlRunner {
                 } else {
                     doc.links.take().unwrap_or_default()
                 };
-                // Links go in before the page is committed, so the frontier
+                // Links are enqueued in the page's own commit, so the frontier
                 // never looks drained while this URL is still leased.
+                let mut new_links: Vec<NewUrl> = Vec::new();
                 let next_depth = lease.depth + 1;
                 let depth_ok = plan.request.max_depth.is_none_or(|d| next_depth <= d);
                 if depth_ok && plan.request.sitemap() != SitemapMode::Only {
@@ -394,23 +529,48 @@ impl CrawlRunner {
                         .and_then(|u| Url::parse(u).ok())
                         .unwrap_or_else(|| page_url.clone());
                     let mut found = Vec::new();
+                    let mut this_page = std::collections::HashSet::new();
                     for l in links.iter().filter_map(|l| urlnorm::resolve_link(&base, l)) {
-                        if self.wanted(&plan, &l, ignore_robots).await {
-                            found.push(new_url(&l, next_depth, "link"));
+                        let candidate = new_url(&l, next_depth, "link");
+                        let known = self
+                            .enqueued
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .get(&crawl.id)
+                            .is_some_and(|k| k.contains(&candidate.key));
+                        if !known
+                            && !this_page.contains(&candidate.key)
+                            && self.wanted(&plan, &l, ignore_robots).await
+                        {
+                            this_page.insert(candidate.key.clone());
+                            found.push(candidate);
                         }
                     }
-                    self.store.enqueue_urls(&crawl.id, &found).await?;
+                    new_links = found;
                 }
                 let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
                 let blocks = crate::boilerplate::page_hashes(doc.markdown.as_deref().unwrap_or(""));
-                let url = lease.url.clone();
-                let crawl_id = crawl.id.clone();
+                let keys: Vec<String> = new_links.iter().map(|l| l.key.clone()).collect();
                 let commit = self
-                    .store
-                    .commit_page(lease, &json, &blocks, scraped.billable, |_, seq| {
-                        serde_json::json!({ "id": crawl_id, "seq": seq, "url": url }).to_string()
+                    .commit(PageWrite {
+                        lease: lease.clone(),
+                        document_json: json,
+                        block_hashes: blocks,
+                        billable: scraped.billable,
+                        links: new_links,
                     })
                     .await?;
+                // Every key sent is in the frontier now, or can never be
+                // (the crawl reached its limit, which only grows stricter)
+                // or the page was not stored (then another runner retries it).
+                if matches!(commit, PageCommit::Stored { .. }) {
+                    let mut enqueued = self.enqueued.lock().unwrap_or_else(|p| p.into_inner());
+                    let known = enqueued.entry(crawl.id.clone()).or_default();
+                    if known.len() > ENQUEUED_MAX {
+                        known.clear();
+                    }
+                    known.extend(keys);
+                }
                 if let PageCommit::OutOfCredits { code } = commit {
                     let message = if code == "spend_cap_reached" {
                         "the organization's monthly spend cap was reached; pages crawled before the stop are kept"
@@ -466,6 +626,15 @@ impl CrawlRunner {
         Ok(())
     }
 
+    /// Drops what this runner remembers about a finished crawl.
+    fn forget(&self, id: &str) {
+        self.rows.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        self.enqueued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
     async fn finish_drained(&self) -> Result<(), webdata_core::StoreError> {
         for crawl in self.store.crawls_in(status::RUNNING).await? {
             if self.store.frontier_pending(&crawl.id).await? == 0 {
@@ -484,6 +653,7 @@ impl CrawlRunner {
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .remove(&crawl.id);
+                self.forget(&crawl.id);
             }
         }
         Ok(())

@@ -7,6 +7,7 @@ use super::orgs::period_of;
 use super::{new_id, now_ms, opt_i64, Store, StoreError, StoreResult};
 use sqlx::any::AnyRow;
 use sqlx::Row;
+use std::collections::HashMap;
 
 /// Crawl states, as on the wire.
 pub mod status {
@@ -102,6 +103,21 @@ pub struct NewUrl {
     pub depth: i64,
     /// `start`, `sitemap` or `link`.
     pub source: String,
+}
+
+/// A scraped page for [`Store::commit_pages`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct PageWrite {
+    /// The lease the page was scraped under (the commit checks it is held).
+    pub lease: Lease,
+    /// The Document as JSON.
+    pub document_json: String,
+    /// Its markdown blocks' hashes (boilerplate statistics).
+    pub block_hashes: Vec<String>,
+    /// Charge 1 credit.
+    pub billable: bool,
+    /// Links found on the page, enqueued in the same transaction.
+    pub links: Vec<NewUrl>,
 }
 
 /// A URL leased to a worker until `lease_until`.
@@ -479,46 +495,84 @@ impl Store {
             return Ok(0);
         }
         let mut tx = self.begin_write().await?;
-        let Some(crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
+        let Some(mut crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
             return Err(StoreError::NotFound(format!("crawl {crawl_id}")));
         };
         if crawl.is_finished() {
             return Ok(0);
         }
-        let mut room = (crawl.max_pages - crawl.total).max(0);
-        let now = now_ms();
-        let mut added = 0usize;
-        for u in urls {
-            if room == 0 {
-                break;
-            }
-            let n = sqlx::query(
-                "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, 'queued', $6) ON CONFLICT (crawl_id, url_key) DO NOTHING",
-            )
-            .bind(crawl_id)
-            .bind(&u.key)
-            .bind(&u.url)
-            .bind(u.depth)
-            .bind(&u.source)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if n == 1 {
-                added += 1;
-                room -= 1;
-            }
-        }
+        let added = Self::enqueue_in_tx(&mut tx, &mut crawl, urls).await?;
         if added > 0 {
-            sqlx::query("UPDATE crawls SET total = total + $1, updated_at = $2 WHERE id = $3")
-                .bind(added as i64)
-                .bind(now)
+            sqlx::query("UPDATE crawls SET total = $1, updated_at = $2 WHERE id = $3")
+                .bind(crawl.total)
+                .bind(now_ms())
                 .bind(crawl_id)
                 .execute(&mut *tx)
                 .await?;
         }
         tx.commit().await?;
+        Ok(added)
+    }
+
+    /// Adds the URLs `crawl` does not have yet, up to its page limit, and
+    /// counts them in `crawl.total` (the caller writes the row).
+    async fn enqueue_in_tx(tx: &mut Tx, crawl: &mut CrawlRow, urls: &[NewUrl]) -> StoreResult<usize> {
+        let crawl_id = crawl.id.clone();
+        let crawl_id = crawl_id.as_str();
+        let mut room = (crawl.max_pages - crawl.total).max(0) as usize;
+        let now = now_ms();
+        // Batched: the URLs already in the frontier are read with one query
+        // per 300 and the new ones inserted with one statement per 300 (a
+        // page links to dozens of URLs, most of them already known).
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<&NewUrl> = urls.iter().filter(|u| seen.insert(u.key.as_str())).collect();
+        let mut fresh: Vec<&NewUrl> = Vec::new();
+        for part in unique.chunks(300) {
+            if room == 0 {
+                break;
+            }
+            let marks = (0..part.len())
+                .map(|i| format!("${}", i + 2))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!("SELECT url_key FROM frontier WHERE crawl_id = $1 AND url_key IN ({marks})");
+            let mut q = sqlx::query(&sql).bind(crawl_id);
+            for u in part {
+                q = q.bind(&u.key);
+            }
+            let known: std::collections::HashSet<String> = q
+                .fetch_all(&mut **tx)
+                .await?
+                .iter()
+                .map(|r| r.try_get::<String, _>("url_key"))
+                .collect::<Result<_, _>>()?;
+            for u in part {
+                if room > 0 && !known.contains(&u.key) {
+                    fresh.push(u);
+                    room -= 1;
+                }
+            }
+        }
+        let mut added = 0usize;
+        for part in fresh.chunks(300) {
+            let values = (0..part.len())
+                .map(|i| {
+                    let b = 3 + i * 4;
+                    format!("($1, ${b}, ${}, ${}, ${}, 'queued', $2)", b + 1, b + 2, b + 3)
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!(
+                "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, created_at) \
+                 VALUES {values} ON CONFLICT (crawl_id, url_key) DO NOTHING"
+            );
+            let mut q = sqlx::query(&sql).bind(crawl_id).bind(now);
+            for u in part {
+                q = q.bind(&u.key).bind(&u.url).bind(u.depth).bind(&u.source);
+            }
+            added += q.execute(&mut **tx).await?.rows_affected() as usize;
+        }
+        crawl.total += added as i64;
         Ok(added)
     }
 
@@ -605,24 +659,43 @@ impl Store {
         }
         let mut leases = Vec::with_capacity(rows.len());
         for r in rows {
-            let lease = Lease {
+            leases.push(Lease {
                 crawl_id: r.try_get("crawl_id")?,
                 key: r.try_get("url_key")?,
                 url: r.try_get("url")?,
                 depth: r.try_get("depth")?,
                 attempts: r.try_get("attempts")?,
                 worker: worker.to_string(),
-            };
-            sqlx::query(
-                "UPDATE frontier SET state = 'leased', lease_until = $1, worker = $2 WHERE crawl_id = $3 AND url_key = $4",
-            )
-            .bind(now + lease_ms)
-            .bind(worker)
-            .bind(&lease.crawl_id)
-            .bind(&lease.key)
-            .execute(&mut *tx)
-            .await?;
-            leases.push(lease);
+            });
+        }
+        // One UPDATE per crawl in the batch, not one per URL.
+        let mut crawls: Vec<&str> = leases.iter().map(|l| l.crawl_id.as_str()).collect();
+        crawls.sort_unstable();
+        crawls.dedup();
+        for crawl_id in crawls {
+            let keys: Vec<&str> = leases
+                .iter()
+                .filter(|l| l.crawl_id == crawl_id)
+                .map(|l| l.key.as_str())
+                .collect();
+            for part in keys.chunks(300) {
+                let marks = (0..part.len())
+                    .map(|i| format!("${}", i + 4))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "UPDATE frontier SET state = 'leased', lease_until = $1, worker = $2 \
+                     WHERE crawl_id = $3 AND url_key IN ({marks})"
+                );
+                let mut q = sqlx::query(&sql)
+                    .bind(now + lease_ms)
+                    .bind(worker)
+                    .bind(crawl_id);
+                for k in part {
+                    q = q.bind(*k);
+                }
+                q.execute(&mut *tx).await?;
+            }
         }
         tx.commit().await?;
         Ok(leases)
@@ -640,126 +713,201 @@ impl Store {
         billable: bool,
         event_data: impl Fn(&CrawlRow, i64) -> String,
     ) -> StoreResult<PageCommit> {
-        let mut tx = self.begin_write().await?;
-        let Some(mut crawl) = self.lock_crawl(&mut tx, &lease.crawl_id).await? else {
-            return Ok(PageCommit::Dropped);
+        let page = PageWrite {
+            lease: lease.clone(),
+            document_json: document_json.to_string(),
+            block_hashes: block_hashes.to_vec(),
+            billable,
+            links: Vec::new(),
         };
-        if crawl.status != status::RUNNING {
-            return Ok(PageCommit::Dropped);
+        let mut out = self
+            .commit_pages(std::slice::from_ref(&page), |c, _, seq| event_data(c, seq))
+            .await?;
+        Ok(out.pop().unwrap_or(PageCommit::Dropped))
+    }
+
+    /// Commits several scraped pages in one transaction (group commit: the
+    /// write cost of a transaction is shared). Per page, in order: its links
+    /// are enqueued, it is charged when billable, its document, block hashes
+    /// and `page` event are stored and its URL marked done — exactly what
+    /// [`Store::commit_page`] does for one. Returns one result per page.
+    /// `event_data(crawl, page, seq)` builds a page event's data.
+    pub async fn commit_pages(
+        &self,
+        pages: &[PageWrite],
+        event_data: impl Fn(&CrawlRow, &PageWrite, i64) -> String,
+    ) -> StoreResult<Vec<PageCommit>> {
+        let mut results = vec![PageCommit::Dropped; pages.len()];
+        if pages.is_empty() {
+            return Ok(results);
         }
-        let held = sqlx::query(
-            "SELECT 1 FROM frontier WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
-        )
-        .bind(&lease.crawl_id)
-        .bind(&lease.key)
-        .bind(&lease.worker)
-        .fetch_optional(&mut *tx)
-        .await?;
-        if held.is_none() {
-            return Ok(PageCommit::Dropped);
+        let mut tx = self.begin_write().await?;
+        // Crawl rows locked in id order (no lock-order deadlock on Postgres).
+        let mut ids: Vec<&str> = pages.iter().map(|p| p.lease.crawl_id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut crawls: HashMap<String, (CrawlRow, bool, i64)> = HashMap::new();
+        for id in ids {
+            if let Some(c) = self.lock_crawl(&mut tx, id).await? {
+                crawls.insert(id.to_string(), (c, false, 0));
+            }
         }
         let now = now_ms();
-        let charge = if billable { 1 } else { 0 };
-        if charge > 0 {
-            let period = period_of(now);
-            let paid = sqlx::query(
-                "UPDATE organizations SET credits = credits - 1, \
-                   period_spent = (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1, period = $1 \
-                 WHERE id = $2 AND credits >= 1 \
-                   AND (spend_cap IS NULL OR (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1 <= spend_cap)",
-            )
-            .bind(&period)
-            .bind(&crawl.org_id)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            if paid == 0 {
-                let row = sqlx::query("SELECT credits FROM organizations WHERE id = $1")
-                    .bind(&crawl.org_id)
-                    .fetch_one(&mut *tx)
-                    .await?;
-                let credits: i64 = row.try_get("credits")?;
-                let code = if credits >= 1 {
-                    "spend_cap_reached"
-                } else {
-                    "insufficient_credits"
-                };
-                return Ok(PageCommit::OutOfCredits { code });
+        let period = period_of(now);
+        for (i, page) in pages.iter().enumerate() {
+            let lease = &page.lease;
+            let Some((crawl, touched, settled)) = crawls.get_mut(&lease.crawl_id) else {
+                continue;
+            };
+            if crawl.status != status::RUNNING {
+                continue;
             }
-            if let Some(key) = &crawl.key_id {
-                let ok = sqlx::query(
-                    "UPDATE api_keys SET spent = spent + 1 WHERE id = $1 AND (budget IS NULL OR spent + 1 <= budget)",
+            let held = sqlx::query(
+                "SELECT 1 FROM frontier WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
+            )
+            .bind(&lease.crawl_id)
+            .bind(&lease.key)
+            .bind(&lease.worker)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if held.is_none() {
+                continue;
+            }
+            if !page.links.is_empty() {
+                *touched = true;
+                Self::enqueue_in_tx(&mut tx, crawl, &page.links).await?;
+            }
+            let charge = if page.billable { 1 } else { 0 };
+            if charge > 0 {
+                // The key's budget first, so a refusal by the organization can
+                // be undone without a savepoint.
+                if let Some(key) = &crawl.key_id {
+                    let ok = sqlx::query(
+                        "UPDATE api_keys SET spent = spent + 1 WHERE id = $1 AND (budget IS NULL OR spent + 1 <= budget)",
+                    )
+                    .bind(key)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if ok == 0 {
+                        results[i] = PageCommit::OutOfCredits {
+                            code: "insufficient_credits",
+                        };
+                        continue;
+                    }
+                }
+                let paid = sqlx::query(
+                    "UPDATE organizations SET credits = credits - 1, \
+                       period_spent = (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1, period = $1 \
+                     WHERE id = $2 AND credits >= 1 \
+                       AND (spend_cap IS NULL OR (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1 <= spend_cap)",
                 )
-                .bind(key)
+                .bind(&period)
+                .bind(&crawl.org_id)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
-                if ok == 0 {
-                    drop(tx);
-                    return Ok(PageCommit::OutOfCredits {
-                        code: "insufficient_credits",
-                    });
+                if paid == 0 {
+                    if let Some(key) = &crawl.key_id {
+                        sqlx::query("UPDATE api_keys SET spent = spent - 1 WHERE id = $1")
+                            .bind(key)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                    let row = sqlx::query("SELECT credits FROM organizations WHERE id = $1")
+                        .bind(&crawl.org_id)
+                        .fetch_one(&mut *tx)
+                        .await?;
+                    let credits: i64 = row.try_get("credits")?;
+                    results[i] = PageCommit::OutOfCredits {
+                        code: if credits >= 1 {
+                            "spend_cap_reached"
+                        } else {
+                            "insufficient_credits"
+                        },
+                    };
+                    continue;
                 }
+                *settled += 1;
             }
-            sqlx::query("UPDATE credit_ledger SET settled = COALESCE(settled, 0) + 1, reserved = reserved + 1, settled_at = $1 WHERE id = $2")
-                .bind(now)
-                .bind(&crawl.id)
-                .execute(&mut *tx)
-                .await?;
-        }
-        crawl.doc_seq += 1;
-        crawl.completed += 1;
-        crawl.credits_used += charge;
-        crawl.event_seq += 1;
-        sqlx::query(
-            "INSERT INTO crawl_documents (crawl_id, seq, url, document, created_at) VALUES ($1, $2, $3, $4, $5)",
-        )
-        .bind(&crawl.id)
-        .bind(crawl.doc_seq)
-        .bind(&lease.url)
-        .bind(document_json)
-        .bind(now)
-        .execute(&mut *tx)
-        .await?;
-        sqlx::query("UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = $1 AND url_key = $2")
-            .bind(&crawl.id)
-            .bind(&lease.key)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query(
-            "UPDATE crawls SET doc_seq = $1, completed = $2, credits_used = $3, event_seq = $4, updated_at = $5 WHERE id = $6",
-        )
-        .bind(crawl.doc_seq)
-        .bind(crawl.completed)
-        .bind(crawl.credits_used)
-        .bind(crawl.event_seq)
-        .bind(now)
-        .bind(&crawl.id)
-        .execute(&mut *tx)
-        .await?;
-        for h in block_hashes {
+            *touched = true;
+            crawl.doc_seq += 1;
+            crawl.completed += 1;
+            crawl.credits_used += charge;
+            crawl.event_seq += 1;
             sqlx::query(
-                "INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES ($1, $2, 1) \
-                 ON CONFLICT (crawl_id, hash) DO UPDATE SET pages = crawl_blocks.pages + 1",
+                "INSERT INTO crawl_documents (crawl_id, seq, url, document, created_at) VALUES ($1, $2, $3, $4, $5)",
             )
             .bind(&crawl.id)
-            .bind(h)
+            .bind(crawl.doc_seq)
+            .bind(&lease.url)
+            .bind(&page.document_json)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            sqlx::query("UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = $1 AND url_key = $2")
+                .bind(&crawl.id)
+                .bind(&lease.key)
+                .execute(&mut *tx)
+                .await?;
+            // One statement per 300 blocks (not one per block): a
+            // documentation page has dozens. Postgres needs them distinct
+            // (an upsert may not touch a row twice).
+            let mut unique_blocks = std::collections::HashSet::new();
+            let blocks: Vec<&String> = page
+                .block_hashes
+                .iter()
+                .filter(|h| unique_blocks.insert(h.as_str()))
+                .collect();
+            for part in blocks.chunks(300) {
+                let values = (0..part.len())
+                    .map(|i| format!("($1, ${}, 1)", i + 2))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES {values} \
+                     ON CONFLICT (crawl_id, hash) DO UPDATE SET pages = crawl_blocks.pages + 1"
+                );
+                let mut q = sqlx::query(&sql).bind(&crawl.id);
+                for h in part {
+                    q = q.bind(*h);
+                }
+                q.execute(&mut *tx).await?;
+            }
+            let data = event_data(crawl, page, crawl.doc_seq);
+            Self::append_event(&mut tx, crawl, crawl.event_seq, "page", &data).await?;
+            results[i] = PageCommit::Stored {
+                seq: crawl.doc_seq,
+                charged: charge,
+            };
+        }
+        for (crawl, touched, settled) in crawls.values() {
+            if !touched {
+                continue;
+            }
+            if *settled > 0 {
+                sqlx::query("UPDATE credit_ledger SET settled = COALESCE(settled, 0) + $1, reserved = reserved + $1, settled_at = $2 WHERE id = $3")
+                    .bind(*settled)
+                    .bind(now)
+                    .bind(&crawl.id)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+            sqlx::query(
+                "UPDATE crawls SET total = $1, doc_seq = $2, completed = $3, credits_used = $4, event_seq = $5, updated_at = $6 WHERE id = $7",
+            )
+            .bind(crawl.total)
+            .bind(crawl.doc_seq)
+            .bind(crawl.completed)
+            .bind(crawl.credits_used)
+            .bind(crawl.event_seq)
+            .bind(now)
+            .bind(&crawl.id)
             .execute(&mut *tx)
             .await?;
         }
-        Self::append_event(
-            &mut tx,
-            &crawl,
-            crawl.event_seq,
-            "page",
-            &event_data(&crawl, crawl.doc_seq),
-        )
-        .await?;
         tx.commit().await?;
-        Ok(PageCommit::Stored {
-            seq: crawl.doc_seq,
-            charged: charge,
-        })
+        Ok(results)
     }
 
     /// A URL that failed: queued again after `retry_after_ms` when
