@@ -3,7 +3,9 @@
 //! comes before it, so inherited flags are one forward loop and subtree sums
 //! one backward loop.
 
-use scraper::{ElementRef, Html, Node as ScraperNode};
+use scraper::{ElementRef, Html, Node as ScraperNode, Selector};
+
+use super::fastparse::{self, PKind, Parsed};
 use url::Url;
 
 /// Elements deeper than this are read as plain inline text by the writers.
@@ -157,10 +159,52 @@ impl Tag {
 pub enum Kind<'a> {
     /// The document root (index 0).
     Document,
-    /// An element with its scraper handle (attributes, selector matching).
-    Element(ElementRef<'a>, Tag),
+    /// An element with its name and attributes.
+    Element(El<'a>, Tag),
     /// A text node.
     Text(&'a str),
+}
+
+/// An element's name and attributes, from whichever parser read the page.
+#[derive(Debug, Clone, Copy)]
+pub enum El<'a> {
+    /// From html5ever (scraper's tree): CSS selectors can match it.
+    Tree(ElementRef<'a>),
+    /// From the fast parser.
+    Fast(&'a fastparse::Element<'a>),
+}
+
+impl<'a> El<'a> {
+    /// Lower-case local name.
+    pub fn name(&self) -> &'a str {
+        match self {
+            El::Tree(er) => er.value().name(),
+            El::Fast(e) => e.name.as_ref(),
+        }
+    }
+
+    /// Attributes in source order.
+    pub fn attrs(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
+        let (tree, fast) = match *self {
+            El::Tree(er) => (Some(er.value().attrs()), None),
+            El::Fast(e) => (None, Some(e.attrs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))),
+        };
+        tree.into_iter().flatten().chain(fast.into_iter().flatten())
+    }
+
+    /// The value of attribute `name`.
+    pub fn attr(&self, name: &str) -> Option<&'a str> {
+        self.attrs().find(|(k, _)| *k == name).map(|(_, v)| v)
+    }
+
+    /// True when `sel` matches (only pages read by html5ever carry the
+    /// tree selectors need; the pipeline uses that parser when it has any).
+    pub fn matches(&self, sel: &Selector) -> bool {
+        match self {
+            El::Tree(er) => sel.matches(er),
+            El::Fast(_) => false,
+        }
+    }
 }
 
 /// A node with its place in the tree.
@@ -216,7 +260,7 @@ impl<'a> Dom<'a> {
                     } else {
                         Tag::of(el.name.local.as_ref())
                     };
-                    Kind::Element(er, tag)
+                    Kind::Element(El::Tree(er), tag)
                 }),
                 _ => None,
             };
@@ -267,6 +311,39 @@ impl<'a> Dom<'a> {
         Dom { nodes }
     }
 
+    /// The flat DOM of a page read by [`fastparse::parse`] (already flat:
+    /// this only classifies elements and counts text).
+    pub fn from_fast(parsed: &'a Parsed<'_>) -> Dom<'a> {
+        let mut nodes: Vec<Node<'a>> = Vec::with_capacity(parsed.nodes.len());
+        for n in &parsed.nodes {
+            let depth = if n.parent == u32::MAX {
+                0
+            } else {
+                nodes[n.parent as usize].depth + 1
+            };
+            let (kind, text) = match &n.kind {
+                PKind::Document => (Kind::Document, TextFacts::default()),
+                PKind::Text(t) => (Kind::Text(t.as_ref()), text_facts(t)),
+                PKind::Element(e) => {
+                    let tag = if e.foreign {
+                        Tag::NonContent
+                    } else {
+                        Tag::of(&e.name)
+                    };
+                    (Kind::Element(El::Fast(e), tag), TextFacts::default())
+                }
+            };
+            nodes.push(Node {
+                kind,
+                parent: if n.parent == u32::MAX { NO_PARENT } else { n.parent },
+                end: n.end,
+                depth,
+                text,
+            });
+        }
+        Dom { nodes }
+    }
+
     /// Number of nodes.
     pub fn len(&self) -> usize {
         self.nodes.len()
@@ -283,8 +360,7 @@ impl<'a> Dom<'a> {
     /// Attribute `name` of element `i`.
     pub fn attr(&self, i: usize, name: &str) -> Option<&'a str> {
         match self.nodes[i].kind {
-            // scraper's `attr` builds an interned name per call; a scan is cheaper.
-            Kind::Element(er, _) => er.value().attrs().find(|(k, _)| *k == name).map(|(_, v)| v),
+            Kind::Element(el, _) => el.attr(name),
             _ => None,
         }
     }
@@ -292,7 +368,7 @@ impl<'a> Dom<'a> {
     /// The local name of element `i`.
     pub fn name(&self, i: usize) -> &'a str {
         match self.nodes[i].kind {
-            Kind::Element(er, _) => er.value().name(),
+            Kind::Element(el, _) => el.name(),
             _ => "",
         }
     }
@@ -433,8 +509,8 @@ impl<'a> Dom<'a> {
     /// The common attributes of element `i` (all empty for other nodes).
     pub fn common(&self, i: usize) -> Common<'a> {
         let mut c = Common::default();
-        if let Kind::Element(er, _) = self.nodes[i].kind {
-            for (k, v) in er.value().attrs() {
+        if let Kind::Element(el, _) = self.nodes[i].kind {
+            for (k, v) in el.attrs() {
                 match k {
                     "class" => c.class = v,
                     "id" => c.id = v,

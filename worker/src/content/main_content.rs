@@ -265,7 +265,7 @@ fn matches_any(dom: &Dom<'_>, i: usize, sels: &[Selector]) -> bool {
         return false;
     }
     match dom.nodes[i].kind {
-        Kind::Element(er, _) => sels.iter().any(|s| s.matches(&er)),
+        Kind::Element(el, _) => sels.iter().any(|s| el.matches(s)),
         _ => false,
     }
 }

@@ -91,7 +91,7 @@ fn scan(dom: &Dom<'_>) -> Found {
         if p < dom.len() {
             in_article[i] = in_article[p] || matches!(dom.tag(p), Some(Tag::Article | Tag::Main));
         }
-        let el = er.value();
+        let el = er;
         match tag {
             Tag::Html if f.lang.is_none() => f.lang = clean(dom.attr(i, "lang")),
             Tag::Title if f.title.is_none() => f.title = clean(Some(&dom.text_of(i, None))),

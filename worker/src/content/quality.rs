@@ -244,7 +244,7 @@ pub fn signals(
         let Kind::Element(er, tag) = node.kind else {
             continue;
         };
-        let el = er.value();
+        let el = er;
         let common = dom.common(i);
         match tag {
             Tag::Script => {

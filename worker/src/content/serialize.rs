@@ -56,10 +56,10 @@ pub fn html(dom: &Dom<'_>, sel: &Selection, resolver: &Resolver) -> String {
                 Kind::Text(t) => escape_text(t, &mut out),
                 Kind::Element(_, Tag::Guard) => {}
                 Kind::Element(er, _) => {
-                    let name = er.value().name();
+                    let name = er.name();
                     out.push('<');
                     out.push_str(name);
-                    for (attr, value) in er.value().attrs() {
+                    for (attr, value) in er.attrs() {
                         write_attr(resolver, attr, value, &mut out);
                     }
                     out.push('>');
