@@ -98,7 +98,12 @@ fn corpus(dir: &str, n: usize, opts: &ContentOptions) {
         let _ = extract(p, &url, opts);
     }
     // Bands by page size: <16 KB, 16-64 KB, 64-256 KB, >=256 KB.
-    let bands = [(0, 16 << 10), (16 << 10, 64 << 10), (64 << 10, 256 << 10), (256 << 10, usize::MAX)];
+    let bands = [
+        (0, 16 << 10),
+        (16 << 10, 64 << 10),
+        (64 << 10, 256 << 10),
+        (256 << 10, usize::MAX),
+    ];
     let mut band_bytes = [0usize; 4];
     let mut band_secs = [0f64; 4];
     let mut band_pages = [0usize; 4];
@@ -113,7 +118,10 @@ fn corpus(dir: &str, n: usize, opts: &ContentOptions) {
                 std::process::exit(1);
             }
             let secs = t.elapsed().as_secs_f64();
-            let b = bands.iter().position(|(lo, hi)| p.len() >= *lo && p.len() < *hi).unwrap_or(0);
+            let b = bands
+                .iter()
+                .position(|(lo, hi)| p.len() >= *lo && p.len() < *hi)
+                .unwrap_or(0);
             band_bytes[b] += p.len();
             band_secs[b] += secs;
             band_pages[b] += 1;
@@ -141,14 +149,20 @@ fn corpus(dir: &str, n: usize, opts: &ContentOptions) {
             );
         }
     }
-    println!("  slowest page per byte: {:.1} ns/byte ({} bytes)", slowest.0, slowest.1);
+    println!(
+        "  slowest page per byte: {:.1} ns/byte ({} bytes)",
+        slowest.0, slowest.1
+    );
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let all = args.iter().any(|a| a == "--all");
     let tree = args.iter().any(|a| a == "--tree");
-    let rest: Vec<&String> = args.iter().filter(|a| *a != "--all" && *a != "--tree").collect();
+    let rest: Vec<&String> = args
+        .iter()
+        .filter(|a| *a != "--all" && *a != "--tree")
+        .collect();
     let Some(source) = rest.first() else {
         eprintln!("usage: content_speed (PAGE.html | --synthetic) [N] [--all]");
         std::process::exit(2);
@@ -160,7 +174,11 @@ fn main() {
         want_json_ld: all,
         chunk_size: all.then_some(1500),
         // A selector that matches nothing, only to select the html5ever path.
-        exclude_tags: if tree { vec!["webdata-no-such-element".into()] } else { Vec::new() },
+        exclude_tags: if tree {
+            vec!["webdata-no-such-element".into()]
+        } else {
+            Vec::new()
+        },
         ..ContentOptions::default()
     };
     if std::path::Path::new(source.as_str()).is_dir() {

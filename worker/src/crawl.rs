@@ -225,8 +225,8 @@ impl CrawlRunner {
                 }
                 continue;
             }
-            let housekeeping = !busy
-                || last_housekeeping.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
+            let housekeeping =
+                !busy || last_housekeeping.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
             if housekeeping {
                 last_housekeeping = Some(tokio::time::Instant::now());
                 if let Err(e) = self.seed_queued().await {
@@ -326,7 +326,9 @@ impl CrawlRunner {
     async fn commit(&self, page: PageWrite) -> Result<PageCommit, webdata_core::StoreError> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         if self.commits.send((page, tx)).is_err() {
-            return Err(webdata_core::StoreError::Invalid("the crawl committer stopped".into()));
+            return Err(webdata_core::StoreError::Invalid(
+                "the crawl committer stopped".into(),
+            ));
         }
         rx.await
             .map_err(|_| webdata_core::StoreError::Invalid("the crawl committer stopped".into()))?
@@ -437,12 +439,7 @@ impl CrawlRunner {
 
     /// The crawl row, from the store at most every [`ROW_TTL`].
     async fn crawl_row(&self, id: &str) -> Result<Option<CrawlRow>, webdata_core::StoreError> {
-        if let Some((at, row)) = self
-            .rows
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(id)
-        {
+        if let Some((at, row)) = self.rows.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
             if at.elapsed() < ROW_TTL {
                 return Ok(Some(row.clone()));
             }
@@ -628,7 +625,10 @@ impl CrawlRunner {
 
     /// Drops what this runner remembers about a finished crawl.
     fn forget(&self, id: &str) {
-        self.rows.lock().unwrap_or_else(|p| p.into_inner()).remove(id);
+        self.rows
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
         self.enqueued
             .lock()
             .unwrap_or_else(|p| p.into_inner())

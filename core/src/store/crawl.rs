@@ -516,7 +516,11 @@ impl Store {
 
     /// Adds the URLs `crawl` does not have yet, up to its page limit, and
     /// counts them in `crawl.total` (the caller writes the row).
-    async fn enqueue_in_tx(tx: &mut Tx, crawl: &mut CrawlRow, urls: &[NewUrl]) -> StoreResult<usize> {
+    async fn enqueue_in_tx(
+        tx: &mut Tx,
+        crawl: &mut CrawlRow,
+        urls: &[NewUrl],
+    ) -> StoreResult<usize> {
         let crawl_id = crawl.id.clone();
         let crawl_id = crawl_id.as_str();
         let mut room = (crawl.max_pages - crawl.total).max(0) as usize;
@@ -525,7 +529,10 @@ impl Store {
         // per 300 and the new ones inserted with one statement per 300 (a
         // page links to dozens of URLs, most of them already known).
         let mut seen = std::collections::HashSet::new();
-        let unique: Vec<&NewUrl> = urls.iter().filter(|u| seen.insert(u.key.as_str())).collect();
+        let unique: Vec<&NewUrl> = urls
+            .iter()
+            .filter(|u| seen.insert(u.key.as_str()))
+            .collect();
         let mut fresh: Vec<&NewUrl> = Vec::new();
         for part in unique.chunks(300) {
             if room == 0 {
@@ -535,7 +542,9 @@ impl Store {
                 .map(|i| format!("${}", i + 2))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let sql = format!("SELECT url_key FROM frontier WHERE crawl_id = $1 AND url_key IN ({marks})");
+            let sql = format!(
+                "SELECT url_key FROM frontier WHERE crawl_id = $1 AND url_key IN ({marks})"
+            );
             let mut q = sqlx::query(&sql).bind(crawl_id);
             for u in part {
                 q = q.bind(&u.key);
@@ -558,7 +567,12 @@ impl Store {
             let values = (0..part.len())
                 .map(|i| {
                     let b = 3 + i * 4;
-                    format!("($1, ${b}, ${}, ${}, ${}, 'queued', $2)", b + 1, b + 2, b + 3)
+                    format!(
+                        "($1, ${b}, ${}, ${}, ${}, 'queued', $2)",
+                        b + 1,
+                        b + 2,
+                        b + 3
+                    )
                 })
                 .collect::<Vec<_>>()
                 .join(", ");

@@ -187,7 +187,10 @@ impl<'a> El<'a> {
     pub fn attrs(&self) -> impl Iterator<Item = (&'a str, &'a str)> + 'a {
         let (tree, fast) = match *self {
             El::Tree(er) => (Some(er.value().attrs()), None),
-            El::Fast(e) => (None, Some(e.attrs.iter().map(|(k, v)| (k.as_ref(), v.as_ref())))),
+            El::Fast(e) => (
+                None,
+                Some(e.attrs.iter().map(|(k, v)| (k.as_ref(), v.as_ref()))),
+            ),
         };
         tree.into_iter().flatten().chain(fast.into_iter().flatten())
     }
@@ -335,7 +338,11 @@ impl<'a> Dom<'a> {
             };
             nodes.push(Node {
                 kind,
-                parent: if n.parent == u32::MAX { NO_PARENT } else { n.parent },
+                parent: if n.parent == u32::MAX {
+                    NO_PARENT
+                } else {
+                    n.parent
+                },
                 end: n.end,
                 depth,
                 text,

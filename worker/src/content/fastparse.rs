@@ -244,8 +244,17 @@ fn is_void(name: &str) -> bool {
 fn is_head_element(name: &str) -> bool {
     matches!(
         name,
-        "title" | "meta" | "link" | "base" | "style" | "script" | "noscript" | "template"
-            | "basefont" | "bgsound" | "noframes"
+        "title"
+            | "meta"
+            | "link"
+            | "base"
+            | "style"
+            | "script"
+            | "noscript"
+            | "template"
+            | "basefont"
+            | "bgsound"
+            | "noframes"
     )
 }
 
@@ -371,7 +380,13 @@ impl<'h> Builder<'h> {
         }
     }
 
-    fn push_element(&mut self, name: Cow<'h, str>, attrs: Vec<(Cow<'h, str>, Cow<'h, str>)>, foreign: bool, void: bool) -> u32 {
+    fn push_element(
+        &mut self,
+        name: Cow<'h, str>,
+        attrs: Vec<(Cow<'h, str>, Cow<'h, str>)>,
+        foreign: bool,
+        void: bool,
+    ) -> u32 {
         let idx = self.nodes.len() as u32;
         self.nodes.push(PNode {
             kind: PKind::Element(Element {
@@ -449,7 +464,9 @@ impl<'h> Builder<'h> {
             return;
         }
         if self.mode != Mode::InBody {
-            if t.bytes().all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c')) {
+            if t.bytes()
+                .all(|c| matches!(c, b' ' | b'\t' | b'\n' | b'\r' | b'\x0c'))
+            {
                 return;
             }
             if self.mode == Mode::InHead && self.current() != self.head.unwrap_or(0) {
@@ -609,23 +626,17 @@ impl<'h> Builder<'h> {
             }
         }
         match name {
-            "li" => self.close_item(&["li"], |n| stops_item_search(n) || n == "li"),
+            "li" => self.close_item(&["li"], stops_item_search),
             "dd" | "dt" => self.close_item(&["dd", "dt"], stops_item_search),
-            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
-                if is_heading(self.current_name()) {
-                    self.pop_current();
-                }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" if is_heading(self.current_name()) => {
+                self.pop_current();
             }
             "a" => {
                 if let Some(pos) = self.find_open("a", is_scope_boundary) {
                     self.pop_to(pos);
                 }
             }
-            "option" => {
-                if self.current_name() == "option" {
-                    self.pop_current();
-                }
-            }
+            "option" if self.current_name() == "option" => self.pop_current(),
             "optgroup" => {
                 if self.current_name() == "option" {
                     self.pop_current();
@@ -641,7 +652,9 @@ impl<'h> Builder<'h> {
             }
             "td" | "th" => {
                 for cell in ["td", "th"] {
-                    if let Some(pos) = self.find_open(cell, |n| n == "table" || n == "tr" || n == "template") {
+                    if let Some(pos) =
+                        self.find_open(cell, |n| n == "table" || n == "tr" || n == "template")
+                    {
                         self.pop_to(pos);
                     }
                 }
@@ -664,7 +677,9 @@ impl<'h> Builder<'h> {
                 }
             }
             "thead" | "tbody" | "tfoot" | "caption" | "colgroup" => {
-                for inner in ["td", "th", "tr", "thead", "tbody", "tfoot", "caption", "colgroup"] {
+                for inner in [
+                    "td", "th", "tr", "thead", "tbody", "tfoot", "caption", "colgroup",
+                ] {
                     if let Some(pos) = self.find_open(inner, |n| n == "table" || n == "template") {
                         self.pop_to(pos);
                     }
@@ -976,7 +991,9 @@ fn reference(s: &str, at: usize, in_attr: bool) -> Option<(Chars, usize)> {
                 c @ b'A'..=b'F' if hex => (c - b'A' + 10) as u32,
                 _ => break,
             };
-            v = v.saturating_mul(if hex { 16 } else { 10 }).saturating_add(d);
+            v = v
+                .saturating_mul(if hex { 16 } else { 10 })
+                .saturating_add(d);
             i += 1;
         }
         if i == start {
@@ -1010,7 +1027,10 @@ fn reference(s: &str, at: usize, in_attr: bool) -> Option<(Chars, usize)> {
     // Legacy references without `;` (`&amp`, `&copy`): longest prefix.
     for end in (start + 2..=i).rev() {
         if let Some(&(a, b)) = entities.get(&s[start..end]).filter(|e| e.0 != 0) {
-            if in_attr && end < bytes.len() && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'=') {
+            if in_attr
+                && end < bytes.len()
+                && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'=')
+            {
                 return None;
             }
             return Some((to_chars(a, b), end - at));
@@ -1046,7 +1066,11 @@ mod tests {
         let mut depth = vec![0usize; p.nodes.len()];
         let mut out = String::new();
         for (i, n) in p.nodes.iter().enumerate().skip(1) {
-            depth[i] = if n.parent == 0 { 0 } else { depth[n.parent as usize] + 1 };
+            depth[i] = if n.parent == 0 {
+                0
+            } else {
+                depth[n.parent as usize] + 1
+            };
             out.push_str(&"  ".repeat(depth[i]));
             match &n.kind {
                 PKind::Element(e) => {
@@ -1110,7 +1134,10 @@ mod tests {
             "html\n  head\n  body\n    div\n      table\n        tbody\n          tr\n            td\n              \"xy\"\n      \"z\"\n    \"w\"\n"
         );
         // An end tag matching nothing is ignored.
-        assert_eq!(outline("<body><b>x</i>y</b>"), "html\n  head\n  body\n    b\n      \"xy\"\n");
+        assert_eq!(
+            outline("<body><b>x</i>y</b>"),
+            "html\n  head\n  body\n    b\n      \"xy\"\n"
+        );
     }
 
     #[test]
@@ -1130,7 +1157,10 @@ mod tests {
             "html\n  head\n  body\n    style\n      \"p>a{}\"\n    textarea\n      \"<x\"\n    svg\n      path d=\"M0\"\n      text\n        \"t\"\n"
         );
         // An unterminated script runs to the end.
-        assert_eq!(outline("<body><script>if (a</b) x"), "html\n  head\n  body\n    script\n      \"if (a</b) x\"\n");
+        assert_eq!(
+            outline("<body><script>if (a</b) x"),
+            "html\n  head\n  body\n    script\n      \"if (a</b) x\"\n"
+        );
     }
 
     #[test]
@@ -1146,7 +1176,11 @@ mod tests {
         };
         assert!(max_depth as usize <= MAX_OPEN + 1, "{max_depth}");
         // The page climbs back out: the paragraph is a child of the body.
-        let last = p.nodes.iter().rposition(|n| matches!(&n.kind, PKind::Element(e) if e.name == "p")).unwrap();
+        let last = p
+            .nodes
+            .iter()
+            .rposition(|n| matches!(&n.kind, PKind::Element(e) if e.name == "p"))
+            .unwrap();
         let parent = p.nodes[last].parent as usize;
         assert!(matches!(&p.nodes[parent].kind, PKind::Element(e) if e.name == "body"));
         let unclosed = "<b>".repeat(50_000) + "text";

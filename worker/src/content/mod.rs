@@ -6,10 +6,10 @@
 
 mod chunks;
 mod dom;
+pub mod fastparse;
 mod main_content;
 mod markdown;
 mod metadata;
-pub mod fastparse;
 mod parse;
 mod quality;
 mod serialize;
