@@ -2,7 +2,8 @@
 //! PostgreSQL server (started by `make test`, URL in WEBDATA_TEST_POSTGRES_URL).
 
 use webdata_core::store::{
-    IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, ReserveError, StoredResponse,
+    IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite, ReserveError,
+    StoredResponse,
 };
 use webdata_core::Store;
 
@@ -73,7 +74,114 @@ contract!(
     cancel_drops_queued_urls_and_later_pages,
     blobs_round_trip_expire_and_settings_stick,
     brand_cache_keeps_the_newest_lookup_per_host,
+    a_group_commit_stores_in_order_and_charges_what_it_can,
 );
+
+/// Several pages in one transaction (the crawl runner's group commit): seqs
+/// and events follow page order, links are enqueued up to the limit, block
+/// counts add up across the batch, a lost lease is dropped, and when the
+/// organization cannot pay for every page the ones it can pay for are stored.
+async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
+    let (org, id) = crawl(&store, 2, 6).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store.enqueue_urls(&id, &urls(4, 0)).await.expect("enqueue");
+    let mut leases = store.lease_urls("w", None, 4, 60_000).await.expect("lease");
+    assert_eq!(leases.len(), 4);
+    // The third page's lease was lost to another worker.
+    leases[2].worker = "someone-else".into();
+    let page = |i: usize, billable: bool, links: Vec<NewUrl>| PageWrite {
+        lease: leases[i].clone(),
+        document_json: format!("{{\"page\":{i}}}"),
+        block_hashes: vec!["nav".into(), format!("own-{i}"), "nav".into()],
+        billable,
+        links,
+    };
+    let mut more = urls(8, 1);
+    for u in &mut more {
+        u.key = format!("more-{}", u.key);
+    }
+    let batch = vec![
+        page(0, true, more[..3].to_vec()),
+        page(1, false, more[2..5].to_vec()),
+        page(2, true, Vec::new()),
+        page(3, true, Vec::new()),
+    ];
+    let results = store
+        .commit_pages(&batch, |_, p, seq| {
+            format!("{{\"seq\":{seq},\"url\":\"{}\"}}", p.lease.url)
+        })
+        .await
+        .expect("commit");
+    assert_eq!(
+        results,
+        vec![
+            PageCommit::Stored { seq: 1, charged: 1 },
+            PageCommit::Stored { seq: 2, charged: 0 },
+            PageCommit::Dropped,
+            PageCommit::Stored { seq: 3, charged: 1 },
+        ]
+    );
+    let c = store.get_crawl(&id).await.expect("get").expect("crawl");
+    // 4 + 5 distinct new links, but the limit is 6 pages.
+    assert_eq!((c.total, c.completed, c.credits_used), (6, 3, 2));
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 0);
+    let docs = store.crawl_documents(&id, 0, 10).await.expect("docs");
+    let urls_in_order: Vec<&str> = docs.iter().map(|d| d.1.as_str()).collect();
+    assert_eq!(
+        urls_in_order,
+        vec![
+            leases[0].url.as_str(),
+            leases[1].url.as_str(),
+            leases[3].url.as_str()
+        ]
+    );
+    let events = store.crawl_events(&id, 0, 10).await.expect("events");
+    let page_events: Vec<(i64, String)> = events
+        .iter()
+        .filter(|e| e.kind == "page")
+        .map(|e| (e.seq, e.data.clone()))
+        .collect();
+    assert_eq!(page_events.len(), 3);
+    assert!(page_events.windows(2).all(|w| w[0].0 < w[1].0));
+    assert!(page_events[2].1.contains("\"seq\":3"), "{page_events:?}");
+    // "nav" is on all three stored pages (counted once per page).
+    assert_eq!(
+        store.frequent_blocks(&id, 3).await.expect("blocks"),
+        vec!["nav".to_string()]
+    );
+
+    // Out of credits now: a billable page is refused, a free one is stored.
+    store.enqueue_urls(&id, &urls(0, 0)).await.expect("noop");
+    let next = store.lease_urls("w", None, 2, 60_000).await.expect("lease");
+    assert_eq!(next.len(), 2);
+    let batch: Vec<PageWrite> = next
+        .iter()
+        .enumerate()
+        .map(|(i, l)| PageWrite {
+            lease: l.clone(),
+            document_json: "{}".into(),
+            block_hashes: Vec::new(),
+            billable: i == 0,
+            links: Vec::new(),
+        })
+        .collect();
+    let results = store
+        .commit_pages(&batch, |_, _, _| "{}".into())
+        .await
+        .expect("commit");
+    assert_eq!(
+        results,
+        vec![
+            PageCommit::OutOfCredits {
+                code: "insufficient_credits"
+            },
+            PageCommit::Stored { seq: 4, charged: 0 },
+        ]
+    );
+}
 
 async fn org(store: &Store, credits: i64) -> String {
     store

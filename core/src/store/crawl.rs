@@ -760,150 +760,186 @@ impl Store {
         let mut ids: Vec<&str> = pages.iter().map(|p| p.lease.crawl_id.as_str()).collect();
         ids.sort_unstable();
         ids.dedup();
-        let mut crawls: HashMap<String, (CrawlRow, bool, i64)> = HashMap::new();
-        for id in ids {
-            if let Some(c) = self.lock_crawl(&mut tx, id).await? {
-                crawls.insert(id.to_string(), (c, false, 0));
-            }
-        }
         let now = now_ms();
         let period = period_of(now);
-        for (i, page) in pages.iter().enumerate() {
-            let lease = &page.lease;
-            let Some((crawl, touched, settled)) = crawls.get_mut(&lease.crawl_id) else {
+        for id in ids {
+            let Some(mut crawl) = self.lock_crawl(&mut tx, id).await? else {
                 continue;
             };
             if crawl.status != status::RUNNING {
                 continue;
             }
-            let held = sqlx::query(
-                "SELECT 1 FROM frontier WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
-            )
-            .bind(&lease.crawl_id)
-            .bind(&lease.key)
-            .bind(&lease.worker)
-            .fetch_optional(&mut *tx)
-            .await?;
-            if held.is_none() {
+            // This crawl's pages, in order. Every statement below covers all
+            // of them (multi-row), so a batch costs a handful of statements.
+            let mine: Vec<usize> = (0..pages.len())
+                .filter(|&i| pages[i].lease.crawl_id == id)
+                .collect();
+            // 1. Which leases are still held (by the worker that scraped them).
+            let mut held = std::collections::HashSet::new();
+            for part in mine.chunks(300) {
+                let marks = (0..part.len())
+                    .map(|k| format!("${}", k + 2))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "SELECT url_key, worker FROM frontier WHERE crawl_id = $1 AND state = 'leased' \
+                     AND url_key IN ({marks})"
+                );
+                let mut q = sqlx::query(&sql).bind(id);
+                for &i in part {
+                    q = q.bind(&pages[i].lease.key);
+                }
+                for r in q.fetch_all(&mut *tx).await? {
+                    let key: String = r.try_get("url_key")?;
+                    let worker: Option<String> = r.try_get("worker")?;
+                    held.insert((key, worker.unwrap_or_default()));
+                }
+            }
+            let live: Vec<usize> = mine
+                .into_iter()
+                .filter(|&i| {
+                    held.contains(&(pages[i].lease.key.clone(), pages[i].lease.worker.clone()))
+                })
+                .collect();
+            if live.is_empty() {
                 continue;
             }
-            if !page.links.is_empty() {
-                *touched = true;
-                Self::enqueue_in_tx(&mut tx, crawl, &page.links).await?;
-            }
-            let charge = if page.billable { 1 } else { 0 };
-            if charge > 0 {
-                // The key's budget first, so a refusal by the organization can
-                // be undone without a savepoint.
-                if let Some(key) = &crawl.key_id {
-                    let ok = sqlx::query(
-                        "UPDATE api_keys SET spent = spent + 1 WHERE id = $1 AND (budget IS NULL OR spent + 1 <= budget)",
-                    )
-                    .bind(key)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                    if ok == 0 {
-                        results[i] = PageCommit::OutOfCredits {
-                            code: "insufficient_credits",
-                        };
-                        continue;
-                    }
-                }
-                let paid = sqlx::query(
-                    "UPDATE organizations SET credits = credits - 1, \
-                       period_spent = (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1, period = $1 \
-                     WHERE id = $2 AND credits >= 1 \
-                       AND (spend_cap IS NULL OR (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + 1 <= spend_cap)",
-                )
-                .bind(&period)
-                .bind(&crawl.org_id)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-                if paid == 0 {
-                    if let Some(key) = &crawl.key_id {
-                        sqlx::query("UPDATE api_keys SET spent = spent - 1 WHERE id = $1")
-                            .bind(key)
-                            .execute(&mut *tx)
-                            .await?;
-                    }
-                    let row = sqlx::query("SELECT credits FROM organizations WHERE id = $1")
-                        .bind(&crawl.org_id)
-                        .fetch_one(&mut *tx)
-                        .await?;
-                    let credits: i64 = row.try_get("credits")?;
-                    results[i] = PageCommit::OutOfCredits {
-                        code: if credits >= 1 {
-                            "spend_cap_reached"
-                        } else {
-                            "insufficient_credits"
-                        },
-                    };
-                    continue;
-                }
-                *settled += 1;
-            }
-            *touched = true;
-            crawl.doc_seq += 1;
-            crawl.completed += 1;
-            crawl.credits_used += charge;
-            crawl.event_seq += 1;
-            sqlx::query(
-                "INSERT INTO crawl_documents (crawl_id, seq, url, document, created_at) VALUES ($1, $2, $3, $4, $5)",
-            )
-            .bind(&crawl.id)
-            .bind(crawl.doc_seq)
-            .bind(&lease.url)
-            .bind(&page.document_json)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
-            sqlx::query("UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = $1 AND url_key = $2")
-                .bind(&crawl.id)
-                .bind(&lease.key)
-                .execute(&mut *tx)
-                .await?;
-            // One statement per 300 blocks (not one per block): a
-            // documentation page has dozens. Postgres needs them distinct
-            // (an upsert may not touch a row twice).
-            let mut unique_blocks = std::collections::HashSet::new();
-            let blocks: Vec<&String> = page
-                .block_hashes
+            // 2. Links of every live page, in page order (the limit counts them so).
+            let links: Vec<NewUrl> = live
                 .iter()
-                .filter(|h| unique_blocks.insert(h.as_str()))
+                .flat_map(|&i| pages[i].links.iter().cloned())
                 .collect();
-            for part in blocks.chunks(300) {
+            if !links.is_empty() {
+                Self::enqueue_in_tx(&mut tx, &mut crawl, &links).await?;
+            }
+            // 3. Charges: all billable pages at once when the organization
+            //    (and the key's budget) can pay for all; else page by page.
+            let billable: Vec<usize> = live
+                .iter()
+                .copied()
+                .filter(|&i| pages[i].billable)
+                .collect();
+            let mut paid: std::collections::HashSet<usize> = std::collections::HashSet::new();
+            if !billable.is_empty() {
+                let k = billable.len() as i64;
+                if self
+                    .charge_in_tx(&mut tx, &crawl, &period, k)
+                    .await?
+                    .is_none()
+                {
+                    paid.extend(billable.iter().copied());
+                } else {
+                    for &i in &billable {
+                        match self.charge_in_tx(&mut tx, &crawl, &period, 1).await? {
+                            None => {
+                                paid.insert(i);
+                            }
+                            Some(code) => results[i] = PageCommit::OutOfCredits { code },
+                        }
+                    }
+                }
+            }
+            let stored: Vec<usize> = live
+                .into_iter()
+                .filter(|i| !pages[*i].billable || paid.contains(i))
+                .collect();
+            // 4. Documents, events, frontier rows and block counts.
+            let mut docs = Vec::with_capacity(stored.len());
+            for &i in &stored {
+                let charge = i64::from(pages[i].billable);
+                crawl.doc_seq += 1;
+                crawl.completed += 1;
+                crawl.credits_used += charge;
+                crawl.event_seq += 1;
+                let data = event_data(&crawl, &pages[i], crawl.doc_seq);
+                docs.push((i, crawl.doc_seq, crawl.event_seq, data));
+                results[i] = PageCommit::Stored {
+                    seq: crawl.doc_seq,
+                    charged: charge,
+                };
+            }
+            for part in docs.chunks(100) {
+                // Columns: crawl_id, seq, url, document, created_at.
                 let values = (0..part.len())
-                    .map(|i| format!("($1, ${}, 1)", i + 2))
+                    .map(|k| format!("($1, ${}, ${}, ${}, $2)", 3 + 3 * k, 4 + 3 * k, 5 + 3 * k))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "INSERT INTO crawl_documents (crawl_id, seq, url, document, created_at) VALUES {values}"
+                );
+                let mut q = sqlx::query(&sql).bind(id).bind(now);
+                for (i, seq, _, _) in part {
+                    q = q
+                        .bind(*seq)
+                        .bind(&pages[*i].lease.url)
+                        .bind(&pages[*i].document_json);
+                }
+                q.execute(&mut *tx).await?;
+                let values = (0..part.len())
+                    .map(|k| format!("($1, ${}, 'page', ${}, $2)", 3 + 2 * k, 4 + 2 * k))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "INSERT INTO crawl_events (crawl_id, seq, kind, data, created_at) VALUES {values}"
+                );
+                let mut q = sqlx::query(&sql).bind(id).bind(now);
+                for (_, _, event_seq, data) in part {
+                    q = q.bind(*event_seq).bind(data);
+                }
+                q.execute(&mut *tx).await?;
+            }
+            for part in stored.chunks(300) {
+                let marks = (0..part.len())
+                    .map(|k| format!("${}", k + 2))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                let sql = format!(
+                    "UPDATE frontier SET state = 'done', lease_until = NULL WHERE crawl_id = $1 AND url_key IN ({marks})"
+                );
+                let mut q = sqlx::query(&sql).bind(id);
+                for &i in part {
+                    q = q.bind(&pages[i].lease.key);
+                }
+                q.execute(&mut *tx).await?;
+            }
+            // Block hashes: distinct per page, then counted over the batch
+            // (an upsert may not touch a row twice on Postgres).
+            let mut counts: HashMap<&str, i64> = HashMap::new();
+            let mut order: Vec<&str> = Vec::new();
+            for &i in &stored {
+                let mut seen = std::collections::HashSet::new();
+                for h in &pages[i].block_hashes {
+                    if seen.insert(h.as_str()) {
+                        let c = counts.entry(h.as_str()).or_insert(0);
+                        if *c == 0 {
+                            order.push(h.as_str());
+                        }
+                        *c += 1;
+                    }
+                }
+            }
+            for part in order.chunks(300) {
+                let values = (0..part.len())
+                    .map(|k| format!("($1, ${}, ${})", 2 + 2 * k, 3 + 2 * k))
                     .collect::<Vec<_>>()
                     .join(", ");
                 let sql = format!(
                     "INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES {values} \
-                     ON CONFLICT (crawl_id, hash) DO UPDATE SET pages = crawl_blocks.pages + 1"
+                     ON CONFLICT (crawl_id, hash) DO UPDATE SET pages = crawl_blocks.pages + excluded.pages"
                 );
-                let mut q = sqlx::query(&sql).bind(&crawl.id);
+                let mut q = sqlx::query(&sql).bind(id);
                 for h in part {
-                    q = q.bind(*h);
+                    q = q.bind(*h).bind(counts[h]);
                 }
                 q.execute(&mut *tx).await?;
             }
-            let data = event_data(crawl, page, crawl.doc_seq);
-            Self::append_event(&mut tx, crawl, crawl.event_seq, "page", &data).await?;
-            results[i] = PageCommit::Stored {
-                seq: crawl.doc_seq,
-                charged: charge,
-            };
-        }
-        for (crawl, touched, settled) in crawls.values() {
-            if !touched {
-                continue;
-            }
-            if *settled > 0 {
+            // 5. The ledger entry and the crawl's counters, once.
+            let settled = stored.iter().filter(|&&i| pages[i].billable).count() as i64;
+            if settled > 0 {
                 sqlx::query("UPDATE credit_ledger SET settled = COALESCE(settled, 0) + $1, reserved = reserved + $1, settled_at = $2 WHERE id = $3")
-                    .bind(*settled)
+                    .bind(settled)
                     .bind(now)
-                    .bind(&crawl.id)
+                    .bind(id)
                     .execute(&mut *tx)
                     .await?;
             }
@@ -916,12 +952,70 @@ impl Store {
             .bind(crawl.credits_used)
             .bind(crawl.event_seq)
             .bind(now)
-            .bind(&crawl.id)
+            .bind(id)
             .execute(&mut *tx)
             .await?;
         }
         tx.commit().await?;
         Ok(results)
+    }
+
+    /// Charges `k` credits for pages of `crawl` inside a transaction: the
+    /// key's budget, then the organization's credits and spend cap. Returns
+    /// the error code when they cannot pay (and changes nothing).
+    async fn charge_in_tx(
+        &self,
+        tx: &mut Tx,
+        crawl: &CrawlRow,
+        period: &str,
+        k: i64,
+    ) -> StoreResult<Option<&'static str>> {
+        if let Some(key) = &crawl.key_id {
+            let ok = sqlx::query(
+                "UPDATE api_keys SET spent = spent + $1 WHERE id = $2 AND (budget IS NULL OR spent + $1 <= budget)",
+            )
+            .bind(k)
+            .bind(key)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            if ok == 0 {
+                return Ok(Some("insufficient_credits"));
+            }
+        }
+        let paid = sqlx::query(
+            "UPDATE organizations SET credits = credits - $3, \
+               period_spent = (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + $3, period = $1 \
+             WHERE id = $2 AND credits >= $3 \
+               AND (spend_cap IS NULL OR (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + $3 <= spend_cap)",
+        )
+        .bind(period)
+        .bind(&crawl.org_id)
+        .bind(k)
+        .execute(&mut **tx)
+        .await?
+        .rows_affected();
+        if paid > 0 {
+            return Ok(None);
+        }
+        // Undo the key's share (no savepoint needed).
+        if let Some(key) = &crawl.key_id {
+            sqlx::query("UPDATE api_keys SET spent = spent - $1 WHERE id = $2")
+                .bind(k)
+                .bind(key)
+                .execute(&mut **tx)
+                .await?;
+        }
+        let row = sqlx::query("SELECT credits FROM organizations WHERE id = $1")
+            .bind(&crawl.org_id)
+            .fetch_one(&mut **tx)
+            .await?;
+        let credits: i64 = row.try_get("credits")?;
+        Ok(Some(if credits >= k {
+            "spend_cap_reached"
+        } else {
+            "insufficient_credits"
+        }))
     }
 
     /// A URL that failed: queued again after `retry_after_ms` when
