@@ -44,6 +44,8 @@ bench:
 	$(CARGO) build --release -p webdata-worker --examples
 	./target/release/examples/crawl_bench 2000 32
 	./target/release/examples/content_speed --synthetic 300
+	for d in /usr/share/doc/postgresql-doc-15/html /usr/share/doc/python3-doc/html; do \
+		if [ -d $$d ]; then ./target/release/examples/content_speed $$d 3; fi; done
 	./target/release/examples/sitemap_speed
 	./target/release/examples/map_speed
 	./target/release/examples/frontier_bench 100000
