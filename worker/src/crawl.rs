@@ -358,6 +358,14 @@ impl CrawlRunner {
                     continue;
                 }
             };
+            // The start URL goes in first, leased to us, so the crawl does not
+            // look drained to another runner while robots.txt and sitemaps
+            // are read (that runner would finish it empty).
+            let start = new_url(&plan.start, 0, "start");
+            let hold = self
+                .store
+                .hold_for_seeding(&crawl.id, &start, &self.cfg.worker_id, self.cfg.lease_ms)
+                .await?;
             let mut urls = Vec::new();
             let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
             let robots = self.robots(&plan.start).await;
@@ -389,10 +397,15 @@ impl CrawlRunner {
                     }
                 }
             }
-            if plan.request.sitemap() != SitemapMode::Only {
-                urls.insert(0, new_url(&plan.start, 0, "start"));
+            let keep_start = plan.request.sitemap() != SitemapMode::Only
+                || urls.iter().any(|u| u.key == start.key);
+            if keep_start && hold.is_none() {
+                urls.insert(0, start);
             }
             self.store.enqueue_urls(&crawl.id, &urls).await?;
+            if let Some(hold) = hold {
+                self.store.end_seeding(&hold, keep_start).await?;
+            }
         }
         Ok(())
     }

@@ -1070,6 +1070,87 @@ impl Store {
         Ok(())
     }
 
+    /// Puts a crawl's start URL in its frontier leased to `worker` while the
+    /// worker seeds the crawl (robots.txt, sitemaps): the crawl then never
+    /// looks drained to another runner mid-seeding, and if the seeding worker
+    /// dies the lease expires and the start URL is crawled by someone else.
+    /// Returns the lease (`None` when the crawl has ended or has the URL).
+    pub async fn hold_for_seeding(
+        &self,
+        crawl_id: &str,
+        url: &NewUrl,
+        worker: &str,
+        lease_ms: i64,
+    ) -> StoreResult<Option<Lease>> {
+        let mut tx = self.begin_write().await?;
+        let Some(crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
+            return Ok(None);
+        };
+        if crawl.is_finished() || crawl.total >= crawl.max_pages {
+            return Ok(None);
+        }
+        let now = now_ms();
+        let added = sqlx::query(
+            "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, lease_until, worker, created_at) \
+             VALUES ($1, $2, $3, $4, $5, 'leased', $6, $7, $8) ON CONFLICT (crawl_id, url_key) DO NOTHING",
+        )
+        .bind(crawl_id)
+        .bind(&url.key)
+        .bind(&url.url)
+        .bind(url.depth)
+        .bind(&url.source)
+        .bind(now + lease_ms)
+        .bind(worker)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if added == 0 {
+            return Ok(None);
+        }
+        sqlx::query("UPDATE crawls SET total = total + 1, updated_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(crawl_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(Lease {
+            crawl_id: crawl_id.to_string(),
+            key: url.key.clone(),
+            url: url.url.clone(),
+            depth: url.depth,
+            attempts: 0,
+            worker: worker.to_string(),
+        }))
+    }
+
+    /// Ends a seeding hold: the start URL is queued for crawling (`keep`) or
+    /// removed from the frontier and the count (`sitemap: only`).
+    pub async fn end_seeding(&self, hold: &Lease, keep: bool) -> StoreResult<()> {
+        if keep {
+            return self.release_lease(hold).await;
+        }
+        let mut tx = self.begin_write().await?;
+        let removed = sqlx::query(
+            "DELETE FROM frontier WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
+        )
+        .bind(&hold.crawl_id)
+        .bind(&hold.key)
+        .bind(&hold.worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if removed > 0 {
+            sqlx::query("UPDATE crawls SET total = total - 1, updated_at = $1 WHERE id = $2")
+                .bind(now_ms())
+                .bind(&hold.crawl_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// URLs of a crawl still queued or leased.
     pub async fn frontier_pending(&self, crawl_id: &str) -> StoreResult<i64> {
         Ok(sqlx::query_scalar(
