@@ -8,9 +8,12 @@
 //!
 //! Usage: `crawl_bench [pages] [concurrency]` (defaults 2000, 32).
 
+mod common;
+
 use axum::extract::{Path, State};
 use axum::response::Html;
 use axum::routing::get;
+use common::{cpu_ms, peak_rss_mb};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use webdata_core::types::{ScrapeOptions, ScrapeRequest};
@@ -48,26 +51,6 @@ fn doc_page(n: usize, total: usize, kb: usize) -> String {
 struct Site {
     pages: Vec<String>,
     sitemap: String,
-}
-
-fn cpu_ms() -> f64 {
-    // utime + stime from /proc/self/stat (clock ticks, 100 Hz on Linux).
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
-        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    ticks * 10.0
-}
-
-fn peak_rss_mb() -> f64 {
-    std::fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
-        .map(|kb| kb / 1024.0)
-        .unwrap_or(0.0)
 }
 
 fn pct(v: &mut [f64], p: f64) -> f64 {

@@ -5,6 +5,9 @@
 //!
 //! Run with `cargo run --release -p webdata-worker --example map_speed`.
 
+mod common;
+
+use common::cpu_ms;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -16,16 +19,6 @@ use webdata_worker::scrape::Engine;
 
 const URLS: usize = 50_000;
 const ROUNDS: usize = 5;
-
-fn cpu_ms() -> f64 {
-    // utime + stime from /proc/self/stat (clock ticks, 100 Hz on Linux).
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0.0)
-        + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0.0);
-    ticks * 10.0
-}
 
 struct Server(Child);
 

@@ -229,7 +229,9 @@ fn raw_kind(name: &str) -> Option<Raw> {
     }
 }
 
-fn is_void(name: &str) -> bool {
+/// Void elements: no content, no end tag (also used by the html5ever guard
+/// and the HTML serializer).
+pub(crate) fn is_void(name: &str) -> bool {
     matches!(
         name,
         "area"

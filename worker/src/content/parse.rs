@@ -24,6 +24,8 @@ use html5ever::tree_builder::{
 use html5ever::{Attribute, LocalName, QualName};
 use scraper::{Html, HtmlTreeSink};
 
+use super::fastparse::is_void;
+
 /// Open elements (plus pending formatting entries) the tree builder may hold.
 pub const MAX_OPEN: usize = 512;
 /// Attribute that marks the marker element the guard inserts; readers skip it.
@@ -56,28 +58,6 @@ pub fn parse_document(html: &str) -> Html {
     while let TokenizerResult::Script(_) = tokenizer.feed(&input) {}
     tokenizer.end();
     tokenizer.sink.builder.sink.inner.finish()
-}
-
-/// Void elements never stay open, so they are never dropped.
-fn is_void(name: &str) -> bool {
-    matches!(
-        name,
-        "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "input"
-            | "keygen"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
 }
 
 /// Start tags that switch the tokenizer to raw text: dropping one would make

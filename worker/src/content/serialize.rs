@@ -2,29 +2,9 @@
 //! event handlers and inline styles dropped. Iterative, like every walk here.
 
 use super::dom::{Dom, Kind, Resolver, Tag};
+use super::fastparse::is_void;
 use super::main_content::Selection;
 use super::parse::GUARD_ATTR;
-
-/// Elements without an end tag.
-fn is_void(name: &str) -> bool {
-    matches!(
-        name,
-        "area"
-            | "base"
-            | "br"
-            | "col"
-            | "embed"
-            | "hr"
-            | "img"
-            | "input"
-            | "link"
-            | "meta"
-            | "param"
-            | "source"
-            | "track"
-            | "wbr"
-    )
-}
 
 /// Attributes that hold a URL.
 fn is_url_attr(name: &str) -> bool {
