@@ -5,6 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+/// mimalloc: allocation-heavy work (parsing, the store) runs ~10% faster than on glibc malloc.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use clap::{Parser, Subcommand};
 use futures::StreamExt;
 use k8s_openapi::api::apps::v1::Deployment;

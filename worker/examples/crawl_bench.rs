@@ -10,6 +10,10 @@
 
 mod common;
 
+/// The binaries' allocator, so the figures are what `webdata` does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use axum::extract::{Path, State};
 use axum::response::Html;
 use axum::routing::get;

@@ -14,6 +14,10 @@
 
 mod common;
 
+/// The binaries' allocator, so the figures are what `webdata` does.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use common::{cpu_ms, peak_rss_mb};
 use std::time::{Duration, Instant};
 use webdata_worker::crawl::{CrawlRunner, RunnerConfig};

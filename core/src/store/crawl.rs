@@ -534,7 +534,7 @@ impl Store {
             .filter(|u| seen.insert(u.key.as_str()))
             .collect();
         let mut fresh: Vec<&NewUrl> = Vec::new();
-        for part in unique.chunks(300) {
+        for part in super::shaped_chunks(&unique, 64) {
             if room == 0 {
                 break;
             }
@@ -563,7 +563,7 @@ impl Store {
             }
         }
         let mut added = 0usize;
-        for part in fresh.chunks(300) {
+        for part in super::shaped_chunks(&fresh, 32) {
             let values = (0..part.len())
                 .map(|i| {
                     let b = 3 + i * 4;
@@ -692,7 +692,7 @@ impl Store {
                 .filter(|l| l.crawl_id == crawl_id)
                 .map(|l| l.key.as_str())
                 .collect();
-            for part in keys.chunks(300) {
+            for part in super::shaped_chunks(&keys, 64) {
                 let marks = (0..part.len())
                     .map(|i| format!("${}", i + 4))
                     .collect::<Vec<_>>()
@@ -776,7 +776,7 @@ impl Store {
                 .collect();
             // 1. Which leases are still held (by the worker that scraped them).
             let mut held = std::collections::HashSet::new();
-            for part in mine.chunks(300) {
+            for part in super::shaped_chunks(&mine, 64) {
                 let marks = (0..part.len())
                     .map(|k| format!("${}", k + 2))
                     .collect::<Vec<_>>()
@@ -858,7 +858,7 @@ impl Store {
                     charged: charge,
                 };
             }
-            for part in docs.chunks(100) {
+            for part in super::shaped_chunks(&docs, 32) {
                 // Columns: crawl_id, seq, url, document, created_at.
                 let values = (0..part.len())
                     .map(|k| format!("($1, ${}, ${}, ${}, $2)", 3 + 3 * k, 4 + 3 * k, 5 + 3 * k))
@@ -888,7 +888,7 @@ impl Store {
                 }
                 q.execute(&mut *tx).await?;
             }
-            for part in stored.chunks(300) {
+            for part in super::shaped_chunks(&stored, 64) {
                 let marks = (0..part.len())
                     .map(|k| format!("${}", k + 2))
                     .collect::<Vec<_>>()
@@ -918,7 +918,7 @@ impl Store {
                     }
                 }
             }
-            for part in order.chunks(300) {
+            for part in super::shaped_chunks(&order, 64) {
                 let values = (0..part.len())
                     .map(|k| format!("($1, ${}, ${})", 2 + 2 * k, 3 + 2 * k))
                     .collect::<Vec<_>>()
