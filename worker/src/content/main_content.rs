@@ -228,7 +228,7 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         r"(?i)-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
         r"(?i)(\b|_)(share|sharedaddy)(\b|_)",
         // Ours, on whole words: consent banners, ads, newsletters.
-        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain)([^a-z]|$)",
+        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|author-?(box|bio|info))([^a-z]|$)",
     ])
     .ok()
 });

@@ -299,3 +299,19 @@ fn siblings_of_the_best_container_join_when_they_read_like_the_article() {
     assert_eq!(md.matches("Rivers carve valleys").count(), 5, "{md}");
     assert!(!md.contains("Next story"), "{md}");
 }
+
+#[test]
+fn teasers_bylines_and_consent_banners_are_dropped_by_class_words() {
+    let page = format!(
+        "<body><div class=\"cookie-consent\"><p>We use cookies to improve the site, \
+         to measure traffic, and to show you relevant offers.</p></div>\
+         <div class=\"entry\"><div class=\"byline\">By Jane Doe, river desk</div>\
+         {PARA}{PARA}{PARA}<div class=\"teaser\"><p>Read next: deltas of the world, \
+         explained in pictures, maps, and charts.</p></div>{PARA}</div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Rivers carve valleys"), "{md}");
+    for gone in ["We use cookies", "By Jane Doe", "Read next"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
