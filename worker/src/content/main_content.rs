@@ -208,6 +208,9 @@ const CLEAN_CONDITIONALLY: u8 = 4;
 /// See the climb in `grab`.
 const EXPAND_SCORE: f32 = 0.25;
 const EXPAND_LINK_DENSITY: f32 = 0.15;
+/// See `doc_page_wins`.
+const DOC_MORE_TEXT: f32 = 1.25;
+const DOC_LINK_DENSITY: f32 = 0.25;
 const ALL_FLAGS: u8 = STRIP_UNLIKELYS | WEIGHT_CLASSES | CLEAN_CONDITIONALLY;
 /// A result shorter than this (rendered characters) is retried with fewer flags.
 const CHAR_THRESHOLD: u32 = 500;
@@ -265,6 +268,8 @@ struct Page {
     hints: Vec<Hint>,
     /// Has a descendant Readability treats as a block (so a `<div>` is not a paragraph).
     block_desc: Vec<bool>,
+    /// Holds a `<pre>`.
+    pre_desc: Vec<bool>,
     /// A `<div>` wrapping a single `<p>` and no text: stands for that paragraph.
     single_p: Vec<bool>,
     /// Inside a `<table>` or `<code>` (never an unlikely candidate).
@@ -326,6 +331,7 @@ impl Page {
         }
         // Children before parents: block descendants, single-<p> wrappers, table facts.
         let mut block_desc = vec![false; n];
+        let mut pre_desc = vec![false; n];
         let mut children = vec![0u8; n];
         let mut only_p = vec![false; n];
         let mut own_text = vec![false; n];
@@ -359,6 +365,9 @@ impl Page {
                     ) || block_desc[i]
                     {
                         block_desc[p] = true;
+                    }
+                    if tag == Tag::Pre || pre_desc[i] {
+                        pre_desc[p] = true;
                     }
                     if !dead[i] {
                         children[p] = children[p].saturating_add(1);
@@ -429,6 +438,7 @@ impl Page {
         Page {
             hints,
             block_desc,
+            pre_desc,
             single_p,
             in_table_code,
             keep_inside,
@@ -518,15 +528,25 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
         }
     }
     if let Some(b) = best.as_mut() {
-        if b.len < CHAR_THRESHOLD {
-            // Nothing reads like an article (a table of contents, a list of
-            // links, a short note): the page's main landmark or body, minus
-            // the chrome, when it says clearly more.
+        // Nothing reads like an article (a table of contents, a list of
+        // links, a short note), or a documentation page (no `<article>` or
+        // `<main>`) where the best-scoring block is one part (a long
+        // parameter list beside the synopsis and the examples): the page's
+        // main landmark or body, minus the chrome, when it says clearly more.
+        let short = b.len < CHAR_THRESHOLD;
+        if short || !page.has_landmark[body] {
             let mut dead = prepass(dom, &base, &before, &page, body, ALL_FLAGS);
             let stats = Stats::compute(dom, &dead);
             let root = main_landmark(dom, &dead, &stats, body);
             let len = clean(dom, &mut dead, &stats, &page, &[root], WEIGHT_CLASSES);
-            if len >= 2 * b.len.max(50) {
+            let better = (short && len >= 2 * b.len.max(50))
+                || (!page.has_landmark[body]
+                    && doc_page_wins(
+                        &kept(dom, &page, &b.dead, &b.roots),
+                        &kept(dom, &page, &dead, &[root]),
+                        root != body,
+                    ));
+            if better {
                 *b = Attempt {
                     roots: vec![root],
                     dead,
@@ -551,6 +571,102 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
     };
     add_title_heading(dom, &mut dead, &mut roots);
     (Selection { roots, dead }, before)
+}
+
+/// What a selection keeps.
+#[derive(Default, Debug)]
+struct Kept {
+    /// Characters of text.
+    chars: u32,
+    /// Of those, inside links.
+    link_chars: u32,
+    /// Of those, inside `<pre>`.
+    pre_chars: u32,
+    /// Of those, inside data tables.
+    table_chars: u32,
+    /// Holds documentation blocks: `<pre>`, `<dl>` or a data table.
+    doc: bool,
+    /// Holds a table of contents (class `toc`, Sphinx's `toctree-wrapper`).
+    toc: bool,
+}
+
+/// Sums what the live subtrees of `roots` keep, in one pass.
+fn kept(dom: &Dom<'_>, page: &Page, dead: &[bool], roots: &[usize]) -> Kept {
+    let mut k = Kept::default();
+    for &r in roots {
+        let end = dom.nodes[r].end as usize;
+        let (mut pre_end, mut link_end, mut table_end) = (0, 0, 0);
+        let mut j = r;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            match dom.nodes[j].kind {
+                Kind::Text(_) => {
+                    let c = dom.nodes[j].text.chars;
+                    k.chars += c;
+                    if j < pre_end {
+                        k.pre_chars += c;
+                    }
+                    if j < link_end {
+                        k.link_chars += c;
+                    }
+                    if j < table_end {
+                        k.table_chars += c;
+                    }
+                }
+                Kind::Element(..) => {
+                    let j_end = dom.nodes[j].end as usize;
+                    match dom.tag(j) {
+                        Some(Tag::Pre) => {
+                            k.doc = true;
+                            pre_end = pre_end.max(j_end);
+                        }
+                        Some(Tag::A) => link_end = link_end.max(j_end),
+                        Some(Tag::Dl) => k.doc = true,
+                        _ if page.dt_self[j] => {
+                            k.doc = true;
+                            table_end = table_end.max(j_end);
+                        }
+                        _ => {}
+                    }
+                    if !k.toc
+                        && dom.attr(j, "class").is_some_and(|c| {
+                            c.split_ascii_whitespace()
+                                .any(|w| w == "toc" || w.starts_with("toctree"))
+                        })
+                    {
+                        k.toc = true;
+                    }
+                }
+                Kind::Document => {}
+            }
+            j += 1;
+        }
+    }
+    k
+}
+
+/// On a page with no `<article>` or `<main>`, whether the `role=main` block
+/// (`landmark`) or the body minus the chrome (`all`) beats the Readability selection (`sel`): it holds
+/// documentation blocks and what it adds is not mostly links (unless it
+/// holds a table of contents or is the declared main block), and it keeps code
+/// or data tables the selection dropped, or clearly more text.
+fn doc_page_wins(sel: &Kept, all: &Kept, landmark: bool) -> bool {
+    if !all.doc && !all.toc {
+        return false;
+    }
+    // What the body adds must not be chrome: mostly links (menus, sidebars).
+    let more = all.chars.saturating_sub(sel.chars);
+    let more_links = all.link_chars.saturating_sub(sel.link_chars);
+    let links_ok = all.toc || landmark || more_links as f32 <= DOC_LINK_DENSITY * more as f32;
+    if more == 0 || !links_ok {
+        return false;
+    }
+    all.pre_chars > sel.pre_chars
+        || all.table_chars > sel.table_chars
+        || all.chars as f32 >= DOC_MORE_TEXT * sel.chars as f32
 }
 
 /// The largest live `<main>` (or `role=main`) holding text, else the body.
@@ -617,16 +733,25 @@ fn prepass(
         // Our chrome rules, beside Readability's: page furniture by tag, and
         // class words for consent banners, ads and share bars; never a
         // block holding most of the page's text or a content landmark.
+        // Readability matches its unlikely words inside ids, and
+        // documentation ids name what they document ("EXTRACT",
+        // "add_header", "PGTYPES-TIMESTAMP", "PAGEHEADERDATA-TABLE"): on a
+        // page with no `<article>` or `<main>`, a block holding code or a
+        // data table that is not a navigation bar is never dropped by its
+        // class or id.
+        let doc_block = page.pre_desc[i]
+            || (page.data_table[i] && before.chars[i] >= 200 && before.link_density(i) < 0.25);
+        let doc_code = doc_block && !page.has_landmark[body];
         let protected = page.has_landmark[i]
             || (before.chars[i] - before.link_chars[i]) as f32 > 0.5 * body_plain;
         let chrome = match tag {
             Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form => !protected,
             Tag::Header => !page.in_landmark[i] && !page.has_landmark[i],
-            _ => h.chrome && !protected,
+            _ => h.chrome && !protected && !doc_code,
         };
+        let unlikely = h.unlikely && !page.in_table_code[i] && tag != Tag::A && !doc_code;
         let drop = (h.hidden && before.chars[i] as f32 <= 0.5 * body_chars)
-            || (flags & STRIP_UNLIKELYS != 0
-                && ((h.unlikely && !page.in_table_code[i] && tag != Tag::A) || h.role || chrome));
+            || (flags & STRIP_UNLIKELYS != 0 && (unlikely || h.role || chrome));
         if drop {
             dead[i] = true;
             i = dom.nodes[i].end as usize;

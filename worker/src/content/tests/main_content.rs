@@ -315,3 +315,49 @@ fn teasers_bylines_and_consent_banners_are_dropped_by_class_words() {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
     }
 }
+
+#[test]
+fn a_documentation_page_keeps_its_synopsis_and_examples_beside_a_long_parameter_list() {
+    // DocBook's reference page: no <article> or <main>, a synopsis, a long
+    // parameter list that outscores everything else, and examples (one in a
+    // section whose id holds an unlikely word: "EXTRACT" has "extra").
+    let mut params = String::new();
+    for k in 0..14 {
+        params.push_str(&format!(
+            "<dt><span class=\"term\"><code>PARAM_{k}</code></span></dt><dd><p>When this \
+             parameter is given, the table is created with option {k}, which changes how \
+             rows are stored, how indexes are built, and how the planner reads them; see \
+             the storage chapter for details, caveats, and defaults.</p></dd>"
+        ));
+    }
+    let page = format!(
+        "<body><div class=\"navheader\"><table width=\"100%\"><tr><td><a href=\"/prev\">Prev</a>\
+         </td><td><a href=\"/up\">Up</a></td><td><a href=\"/next\">Next</a></td></tr></table></div>\
+         <div class=\"refentry\" id=\"SQL-CREATETHING\"><div class=\"refnamediv\"><h2>CREATE THING\
+         </h2><p>CREATE THING — define a new thing</p></div>\
+         <div class=\"refsynopsisdiv\"><h2>Synopsis</h2><pre class=\"synopsis\">CREATE THING \
+         name ( option [, ...] )</pre></div>\
+         <div class=\"refsect1\" id=\"id-1\"><h2>Description</h2><p>CREATE THING makes a new \
+         thing in the current database, owned by the user who runs the command.</p></div>\
+         <div class=\"refsect1\" id=\"id-2\"><h2>Parameters</h2><div class=\"variablelist\">\
+         <dl class=\"variablelist\">{params}</dl></div></div>\
+         <div class=\"refsect1\" id=\"SQL-CREATETHING-EXAMPLES\"><h2>Examples</h2><p>Make a \
+         thing:</p><pre class=\"programlisting\">CREATE THING films (code char(5));</pre>\
+         <div class=\"sect2\" id=\"FUNCTIONS-EXTRACT\"><h3>EXTRACT</h3>\
+         <pre class=\"programlisting\">SELECT EXTRACT(DAY FROM thing);</pre></div></div></div>\
+         <div class=\"navfooter\"><table width=\"100%\"><tr><td><a href=\"/prev\">Prev</a></td>\
+         <td><a href=\"/next\">Next</a></td></tr></table></div></body>"
+    );
+    let md = md_main(&page);
+    for kept in [
+        "CREATE THING name ( option [, ...] )",
+        "CREATE THING films (code char(5));",
+        "SELECT EXTRACT(DAY FROM thing);",
+        "PARAM_0",
+        "PARAM_13",
+    ] {
+        assert!(md.contains(kept), "{kept:?} lost in\n{md}");
+    }
+    assert_eq!(md.matches("```").count(), 6, "{md}");
+    assert!(!md.contains("Prev"), "{md}");
+}
