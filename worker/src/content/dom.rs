@@ -234,6 +234,10 @@ pub struct TextFacts {
     pub words: u32,
     /// Commas of any script (`,`, `，`, `、`, `;`, ...).
     pub commas: u32,
+    /// Runs of whitespace that follow a visible character: the spaces the
+    /// text keeps once whitespace is collapsed (`chars + spaces` is about
+    /// the length of the rendered text).
+    pub spaces: u32,
 }
 
 /// The page as a pre-order array.
@@ -463,6 +467,7 @@ pub fn count_text(text: &str) -> (usize, usize) {
 pub fn text_facts(text: &str) -> TextFacts {
     let mut f = TextFacts::default();
     let mut in_word = false;
+    let mut after_space = false;
     for c in text.chars() {
         // ASCII first: most text is, and its classes are cheap to test.
         let (space, word, cjk) = if c.is_ascii() {
@@ -472,9 +477,14 @@ pub fn text_facts(text: &str) -> TextFacts {
             (c.is_whitespace(), !cjk && c.is_alphanumeric(), cjk)
         };
         if space {
+            if !after_space {
+                f.spaces += 1;
+            }
+            after_space = true;
             in_word = false;
             continue;
         }
+        after_space = false;
         f.chars += 1;
         if word {
             if !in_word {
@@ -489,6 +499,10 @@ pub fn text_facts(text: &str) -> TextFacts {
         } else if matches!(c, ',' | '，' | '、' | '،' | ';' | '；') {
             f.commas += 1;
         }
+    }
+    if f.chars == 0 {
+        // Whitespace between blocks: collapses into its neighbours.
+        f.spaces = 0;
     }
     f
 }

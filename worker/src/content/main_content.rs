@@ -1,17 +1,22 @@
 //! Which parts of a page are content. A selection is a list of subtree roots
 //! plus a `dead` flag per node (a dead node's subtree is skipped).
 //!
-//! Main content, readability-style: drop chrome (nav, header, footer, aside,
-//! banners, ads, share and comment widgets, hidden elements); prefer a single
-//! dominant `<main>`/`<article>`; otherwise score blocks by their own text
-//! (characters, not words, so CJK counts), punctuation, link density and
-//! class/id hints, pick the best container and add the siblings that belong.
+//! Main content follows Mozilla Readability's `_grabArticle` on the flat DOM
+//! (nothing is mutated: removals are `dead` flags): drop hidden nodes and
+//! unlikely candidates (class/id and role), score paragraphs into their
+//! ancestors, take the top candidate (or a close ancestor), join the
+//! siblings that belong, then clean the result (`_prepArticle`: asides,
+//! footers, share widgets, and tables/lists/divs/forms that look like
+//! chrome). A result under 500 characters is retried with fewer filters;
+//! when nothing reads like an article, the main landmark or body minus the
+//! chrome is kept. Every pass is linear in the page size.
 
+use std::sync::LazyLock;
+
+use regex::RegexSet;
 use scraper::Selector;
 
-use super::dom::{
-    class_id_tokens, is_one_of, starts_with_one_of, Common, Dom, Kind, Tag, MAX_DEPTH,
-};
+use super::dom::{Common, Dom, Kind, Tag, MAX_DEPTH};
 
 /// The kept part of a page.
 #[derive(Debug, Clone)]
@@ -30,131 +35,6 @@ pub struct Rules<'s> {
     pub include: &'s [Selector],
     /// Drop elements matching one of these.
     pub exclude: &'s [Selector],
-}
-
-/// Class/id words that mark chrome.
-const NEGATIVE: &[&str] = &[
-    "nav",
-    "navbar",
-    "navigation",
-    "menu",
-    "menubar",
-    "breadcrumb",
-    "breadcrumbs",
-    "footer",
-    "sidebar",
-    "widget",
-    "cookie",
-    "cookies",
-    "consent",
-    "gdpr",
-    "cmp",
-    "banner",
-    "ad",
-    "ads",
-    "advert",
-    "advertisement",
-    "adsbygoogle",
-    "sponsor",
-    "sponsored",
-    "promo",
-    "promotion",
-    "share",
-    "sharing",
-    "social",
-    "comment",
-    "comments",
-    "disqus",
-    "related",
-    "recommended",
-    "newsletter",
-    "subscribe",
-    "subscription",
-    "signup",
-    "popup",
-    "modal",
-    "overlay",
-    "masthead",
-    "toolbar",
-    "pagination",
-    "pager",
-    "skip",
-    "outbrain",
-    "taboola",
-    "onetrust",
-    "didomi",
-    "usercentrics",
-    "cookiebot",
-];
-/// Prefixes of chrome words (`cookiebanner`, `sidebarleft`, ...).
-const NEGATIVE_PREFIX: &[&str] = &[
-    "cookie",
-    "consent",
-    "sidebar",
-    "comment",
-    "advert",
-    "social",
-    "newsletter",
-    "breadcrumb",
-    "navbar",
-    "popup",
-];
-/// Class/id words that mark content.
-const POSITIVE: &[&str] = &[
-    "content",
-    "article",
-    "post",
-    "entry",
-    "main",
-    "body",
-    "story",
-    "text",
-    "blog",
-    "prose",
-    "markdown",
-    "docs",
-    "documentation",
-];
-/// Roles that mark chrome.
-const CHROME_ROLES: &[&str] = &[
-    "navigation",
-    "contentinfo",
-    "complementary",
-    "search",
-    "menu",
-    "menubar",
-    "toolbar",
-    "dialog",
-    "alertdialog",
-    "tooltip",
-];
-
-/// Class/id hint: +1 content, -1 chrome, 0 neither.
-pub fn class_weight(c: &Common<'_>) -> i32 {
-    if c.class.is_empty() && c.id.is_empty() {
-        return 0;
-    }
-    let mut neg = false;
-    let mut pos = false;
-    for t in class_id_tokens(c.class, c.id) {
-        if is_one_of(t, NEGATIVE) || starts_with_one_of(t, NEGATIVE_PREFIX) {
-            neg = true;
-        } else if is_one_of(t, POSITIVE) {
-            pos = true;
-        }
-    }
-    if neg {
-        -1
-    } else if pos {
-        1
-    } else {
-        0
-    }
-}
-
-/// Elements that stand for "the content is here".
-fn is_content_landmark(tag: Option<Tag>, c: &Common<'_>) -> bool {
-    matches!(tag, Some(Tag::Main | Tag::Article)) || c.role == "main" || c.itemprop == "articleBody"
 }
 
 /// Hidden by attribute or inline style.
@@ -185,6 +65,10 @@ pub struct Stats {
     pub inline_chars: Vec<u32>,
     /// Commas (any script) in the element's own paragraph text.
     pub inline_commas: Vec<u32>,
+    /// Commas (any script) in the subtree.
+    pub commas: Vec<u32>,
+    /// Kept spaces in the subtree (see [`super::dom::TextFacts::spaces`]).
+    pub spaces: Vec<u32>,
 }
 
 impl Stats {
@@ -202,6 +86,8 @@ impl Stats {
             link_chars: vec![0; n],
             inline_chars: vec![0; n],
             inline_commas: vec![0; n],
+            commas: vec![0; n],
+            spaces: vec![0; n],
         };
         for i in (1..n).rev() {
             if dead[i] {
@@ -213,6 +99,8 @@ impl Stats {
                 s.words[i] = f.words;
                 s.inline_chars[i] = f.chars;
                 s.inline_commas[i] = f.commas;
+                s.commas[i] = f.commas;
+                s.spaces[i] = f.spaces;
                 if in_link[i] {
                     s.link_chars[i] = f.chars;
                 }
@@ -221,6 +109,8 @@ impl Stats {
             s.chars[p] += s.chars[i];
             s.words[p] += s.words[i];
             s.link_chars[p] += s.link_chars[i];
+            s.commas[p] += s.commas[i];
+            s.spaces[p] += s.spaces[i];
             if !dom.tag(i).is_some_and(Tag::is_block) {
                 s.inline_chars[p] += s.inline_chars[i];
                 s.inline_commas[p] += s.inline_commas[i];
@@ -311,32 +201,526 @@ pub fn main_with_page_stats(dom: &Dom<'_>) -> (Selection, Stats) {
     main_content(dom, non_content(dom), dom.body())
 }
 
-/// The main-content selection, starting from already-dead nodes.
-fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> (Selection, Stats) {
-    let n = dom.len();
-    let before = Stats::compute(dom, &dead);
-    let body_chars = before.chars[body].max(1) as f32;
-    let body_plain = (before.chars[body] - before.link_chars[body]).max(1) as f32;
+/// Readability's passes, as flags an attempt may drop when its result is short.
+const STRIP_UNLIKELYS: u8 = 1;
+const WEIGHT_CLASSES: u8 = 2;
+const CLEAN_CONDITIONALLY: u8 = 4;
+/// See the climb in `grab`.
+const EXPAND_SCORE: f32 = 0.25;
+const EXPAND_LINK_DENSITY: f32 = 0.15;
+/// See `doc_page_wins`.
+const DOC_MORE_TEXT: f32 = 1.25;
+const DOC_LINK_DENSITY: f32 = 0.25;
+const ALL_FLAGS: u8 = STRIP_UNLIKELYS | WEIGHT_CLASSES | CLEAN_CONDITIONALLY;
+/// A result shorter than this (rendered characters) is retried with fewer flags.
+const CHAR_THRESHOLD: u32 = 500;
 
-    // Landmarks and inherited context, parents before children.
-    let landmark: Vec<bool> = (0..n)
-        .map(|i| dom.tag(i).is_some() && is_content_landmark(dom.tag(i), &dom.common(i)))
-        .collect();
-    let mut in_landmark = vec![false; n];
-    let mut has_landmark = landmark.clone();
-    for i in 1..n {
-        let p = dom.nodes[i].parent as usize;
-        in_landmark[i] = in_landmark[p] || landmark[p];
-    }
-    for i in (1..n).rev() {
-        if has_landmark[i] {
-            has_landmark[dom.nodes[i].parent as usize] = true;
+/// Class/id patterns, Readability's (`REGEXPS` in Readability.js), matched
+/// case-insensitively on `class` and `id` separately.
+const UNLIKELY: usize = 0;
+const MAYBE: usize = 1;
+const POSITIVE_RE: usize = 2;
+const NEGATIVE_RE: usize = 3;
+const SHARE: usize = 4;
+const CHROME: usize = 5;
+static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
+    RegexSet::new([
+        r"(?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+        r"(?i)and|article|body|column|content|main|shadow",
+        r"(?i)article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story",
+        r"(?i)-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
+        r"(?i)(\b|_)(share|sharedaddy)(\b|_)",
+        // Ours, on whole words: consent banners, ads, newsletters.
+        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|author-?(box|bio|info))([^a-z]|$)",
+    ])
+    .ok()
+});
+/// Roles Readability drops.
+const UNLIKELY_ROLES: &[&str] = &[
+    "menu",
+    "menubar",
+    "complementary",
+    "navigation",
+    "alert",
+    "alertdialog",
+    "dialog",
+];
+
+/// What an element's attributes say, read once per page.
+#[derive(Clone, Copy, Default)]
+struct Hint {
+    /// Readability's class weight: +-25 for the class, +-25 for the id.
+    weight: i8,
+    /// Unlikely candidate by class/id (and not "maybe" a candidate).
+    unlikely: bool,
+    /// Chrome by our own class/id words (consent, ads, newsletters).
+    chrome: bool,
+    /// A share widget by class/id.
+    share: bool,
+    /// Hidden by attribute or inline style.
+    hidden: bool,
+    /// A role Readability drops.
+    role: bool,
+}
+
+/// Facts about the page that no attempt changes.
+struct Page {
+    hints: Vec<Hint>,
+    /// Has a descendant Readability treats as a block (so a `<div>` is not a paragraph).
+    block_desc: Vec<bool>,
+    /// Holds a `<pre>`.
+    pre_desc: Vec<bool>,
+    /// A `<div>` wrapping a single `<p>` and no text: stands for that paragraph.
+    single_p: Vec<bool>,
+    /// Inside a `<table>` or `<code>` (never an unlikely candidate).
+    in_table_code: Vec<bool>,
+    /// Inside a data table, `<code>` or `<figure>` (never cleaned away).
+    keep_inside: Vec<bool>,
+    /// Inside a `<figure>`.
+    in_figure: Vec<bool>,
+    /// Inside an `<article>` or `<main>`.
+    in_landmark: Vec<bool>,
+    /// Holds an `<article>` or `<main>`.
+    has_landmark: Vec<bool>,
+    /// A data table, or holds one (never cleaned away).
+    data_table: Vec<bool>,
+    /// A data table.
+    dt_self: Vec<bool>,
+    /// The nearest data table above the node, `NONE` if there is none.
+    table_above: Vec<u32>,
+}
+
+/// No such node.
+const NONE: u32 = u32::MAX;
+
+impl Page {
+    fn read(dom: &Dom<'_>, dead: &[bool], before: &Stats) -> Page {
+        let n = dom.len();
+        let mut hints = vec![Hint::default(); n];
+        let set = HINT_SET.as_ref();
+        for (i, h) in hints.iter_mut().enumerate() {
+            if dead[i] || dom.tag(i).is_none() {
+                continue;
+            }
+            let c = dom.common(i);
+            h.hidden = is_hidden(&c);
+            h.role = !c.role.is_empty()
+                && (UNLIKELY_ROLES.contains(&c.role) || matches!(c.role, "search" | "contentinfo"));
+            let Some(set) = set else { continue };
+            let mut w = 0i8;
+            let mut unlikely = false;
+            let mut maybe = false;
+            for v in [c.class, c.id] {
+                if v.is_empty() {
+                    continue;
+                }
+                let m = set.matches(v);
+                if m.matched(NEGATIVE_RE) {
+                    w -= 25;
+                }
+                if m.matched(POSITIVE_RE) {
+                    w += 25;
+                }
+                unlikely |= m.matched(UNLIKELY);
+                maybe |= m.matched(MAYBE);
+                h.share |= m.matched(SHARE);
+                h.chrome |= m.matched(CHROME);
+            }
+            h.weight = w;
+            h.unlikely = unlikely && !maybe;
+        }
+        // Children before parents: block descendants, single-<p> wrappers, table facts.
+        let mut block_desc = vec![false; n];
+        let mut pre_desc = vec![false; n];
+        let mut children = vec![0u8; n];
+        let mut only_p = vec![false; n];
+        let mut own_text = vec![false; n];
+        let mut th_like = vec![false; n];
+        let mut has_table = vec![false; n];
+        let mut rows = vec![0u32; n];
+        let mut cols = vec![0u32; n];
+        let mut dt_self = vec![false; n];
+        let mut holds_dt = vec![false; n];
+        for i in (1..n).rev() {
+            let p = dom.nodes[i].parent as usize;
+            match dom.tag(i) {
+                None => {
+                    if dom.nodes[i].text.chars > 0 {
+                        own_text[p] = true;
+                    }
+                    continue;
+                }
+                Some(tag) => {
+                    if matches!(
+                        tag,
+                        Tag::Blockquote
+                            | Tag::Dl
+                            | Tag::Div
+                            | Tag::Img
+                            | Tag::Ol
+                            | Tag::P
+                            | Tag::Pre
+                            | Tag::Table
+                            | Tag::Ul
+                    ) || block_desc[i]
+                    {
+                        block_desc[p] = true;
+                    }
+                    if tag == Tag::Pre || pre_desc[i] {
+                        pre_desc[p] = true;
+                    }
+                    if !dead[i] {
+                        children[p] = children[p].saturating_add(1);
+                        only_p[p] = tag == Tag::P;
+                    }
+                    if tag == Tag::Table {
+                        let dt = is_data_table(dom, i, th_like[i], has_table[i], rows[i], cols[i]);
+                        dt_self[i] = dt;
+                        holds_dt[i] |= dt;
+                        has_table[p] = true;
+                        th_like[p] |= th_like[i];
+                        holds_dt[p] |= holds_dt[i];
+                        continue;
+                    }
+                    th_like[p] |= th_like[i]
+                        || tag == Tag::Th
+                        || matches!(dom.name(i), "thead" | "tfoot" | "col" | "colgroup");
+                    has_table[p] |= has_table[i];
+                    holds_dt[p] |= holds_dt[i];
+                    if tag == Tag::Tr {
+                        rows[p] += 1;
+                        cols[p] = cols[p].max(rows[i]);
+                    } else if matches!(tag, Tag::Td | Tag::Th) {
+                        let span = dom
+                            .attr(i, "colspan")
+                            .and_then(|v| v.trim().parse::<u32>().ok())
+                            .unwrap_or(1)
+                            .clamp(1, 1000);
+                        // A row's `rows` slot counts its cells.
+                        rows[p] += span;
+                    } else {
+                        rows[p] += rows[i];
+                        cols[p] = cols[p].max(cols[i]);
+                    }
+                }
+            }
+        }
+        let single_p: Vec<bool> = (0..n)
+            .map(|i| {
+                dom.tag(i) == Some(Tag::Div)
+                    && children[i] == 1
+                    && only_p[i]
+                    && !own_text[i]
+                    && before.link_density(i) < 0.25
+            })
+            .collect();
+        let mut in_table_code = vec![false; n];
+        let mut keep_inside = vec![false; n];
+        let mut in_figure = vec![false; n];
+        let mut table_above = vec![NONE; n];
+        let is_landmark = |i: usize| matches!(dom.tag(i), Some(Tag::Article | Tag::Main));
+        let mut in_landmark = vec![false; n];
+        let mut has_landmark = vec![false; n];
+        for i in (1..n).rev() {
+            if has_landmark[i] || is_landmark(i) {
+                has_landmark[dom.nodes[i].parent as usize] = true;
+            }
+        }
+        for i in 1..n {
+            let p = dom.nodes[i].parent as usize;
+            let pt = dom.tag(p);
+            in_table_code[i] = in_table_code[p] || matches!(pt, Some(Tag::Table | Tag::Code));
+            in_figure[i] = in_figure[p] || (pt == Some(Tag::Block) && dom.name(p) == "figure");
+            in_landmark[i] = in_landmark[p] || is_landmark(p);
+            keep_inside[i] = keep_inside[p] || pt == Some(Tag::Code) || dt_self[p];
+            table_above[i] = if dt_self[p] { p as u32 } else { table_above[p] };
+        }
+        Page {
+            hints,
+            block_desc,
+            pre_desc,
+            single_p,
+            in_table_code,
+            keep_inside,
+            in_figure,
+            in_landmark,
+            has_landmark,
+            data_table: holds_dt,
+            dt_self,
+            table_above,
         }
     }
+}
 
-    // Chrome removal, outermost first so a removed subtree is not revisited.
-    let mut i = 1;
-    while i < n {
+/// Readability's `_markDataTables` for one table, from its subtree facts.
+fn is_data_table(
+    dom: &Dom<'_>,
+    t: usize,
+    th_like: bool,
+    nested: bool,
+    rows: u32,
+    cols: u32,
+) -> bool {
+    if dom.attr(t, "role") == Some("presentation") || dom.attr(t, "datatable") == Some("0") {
+        return false;
+    }
+    if dom.attr(t, "summary").is_some_and(|s| !s.is_empty()) {
+        return true;
+    }
+    let end = dom.nodes[t].end as usize;
+    let mut c = t + 1;
+    // The caption, if any, is the table's first child.
+    while c < end {
+        match dom.tag(c) {
+            Some(Tag::Caption) => return dom.nodes[c].end as usize > c + 1 || th_like,
+            Some(_) => break,
+            None => c += 1,
+        }
+    }
+    if th_like {
+        return true;
+    }
+    if nested {
+        return false;
+    }
+    if rows == 1 || cols == 1 {
+        return false;
+    }
+    rows >= 10 || cols > 4 || rows * cols > 10
+}
+
+/// Rendered length of a subtree: visible characters plus kept spaces.
+fn text_len(s: &Stats, i: usize) -> u32 {
+    if s.chars[i] == 0 {
+        0
+    } else {
+        s.chars[i] + s.spaces[i]
+    }
+}
+
+/// One attempt's result.
+struct Attempt {
+    roots: Vec<usize>,
+    dead: Vec<bool>,
+    len: u32,
+}
+
+/// The main-content selection, starting from already-dead nodes.
+fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stats) {
+    let before = Stats::compute(dom, &base);
+    let page = Page::read(dom, &base, &before);
+    let mut best: Option<Attempt> = None;
+    for flags in [
+        ALL_FLAGS,
+        WEIGHT_CLASSES | CLEAN_CONDITIONALLY,
+        CLEAN_CONDITIONALLY,
+        0,
+    ] {
+        let a = attempt(dom, &base, &before, &page, body, flags);
+        if a.len >= CHAR_THRESHOLD {
+            best = Some(a);
+            break;
+        }
+        // Readability keeps the longest; a later attempt (fewer filters)
+        // must say clearly more, or a short page gets its chrome back.
+        if best.as_ref().is_none_or(|b| a.len >= 2 * b.len.max(50)) {
+            best = Some(a);
+        }
+    }
+    if let Some(b) = best.as_mut() {
+        // Nothing reads like an article (a table of contents, a list of
+        // links, a short note), or a documentation page (no `<article>` or
+        // `<main>`) where the best-scoring block is one part (a long
+        // parameter list beside the synopsis and the examples): the page's
+        // main landmark or body, minus the chrome, when it says clearly more.
+        let short = b.len < CHAR_THRESHOLD;
+        if short || !page.has_landmark[body] {
+            let mut dead = prepass(dom, &base, &before, &page, body, ALL_FLAGS);
+            let stats = Stats::compute(dom, &dead);
+            let root = main_landmark(dom, &dead, &stats, body);
+            let len = clean(dom, &mut dead, &stats, &page, &[root], WEIGHT_CLASSES);
+            let better = (short && len >= 2 * b.len.max(50))
+                || (!page.has_landmark[body]
+                    && doc_page_wins(
+                        &kept(dom, &page, &b.dead, &b.roots),
+                        &kept(dom, &page, &dead, &[root]),
+                        root != body,
+                    ));
+            if better {
+                *b = Attempt {
+                    roots: vec![root],
+                    dead,
+                    len,
+                };
+            }
+        }
+    }
+    let Some(Attempt {
+        mut roots,
+        mut dead,
+        ..
+    }) = best
+    else {
+        return (
+            Selection {
+                roots: vec![body],
+                dead: base,
+            },
+            before,
+        );
+    };
+    add_title_heading(dom, &mut dead, &mut roots);
+    (Selection { roots, dead }, before)
+}
+
+/// What a selection keeps.
+#[derive(Default, Debug)]
+struct Kept {
+    /// Characters of text.
+    chars: u32,
+    /// Of those, inside links.
+    link_chars: u32,
+    /// Of those, inside `<pre>`.
+    pre_chars: u32,
+    /// Of those, inside data tables.
+    table_chars: u32,
+    /// Holds documentation blocks: `<pre>`, `<dl>` or a data table.
+    doc: bool,
+    /// Holds a table of contents (class `toc`, Sphinx's `toctree-wrapper`).
+    toc: bool,
+}
+
+/// Sums what the live subtrees of `roots` keep, in one pass.
+fn kept(dom: &Dom<'_>, page: &Page, dead: &[bool], roots: &[usize]) -> Kept {
+    let mut k = Kept::default();
+    for &r in roots {
+        let end = dom.nodes[r].end as usize;
+        let (mut pre_end, mut link_end, mut table_end) = (0, 0, 0);
+        let mut j = r;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            match dom.nodes[j].kind {
+                Kind::Text(_) => {
+                    let c = dom.nodes[j].text.chars;
+                    k.chars += c;
+                    if j < pre_end {
+                        k.pre_chars += c;
+                    }
+                    if j < link_end {
+                        k.link_chars += c;
+                    }
+                    if j < table_end {
+                        k.table_chars += c;
+                    }
+                }
+                Kind::Element(..) => {
+                    let j_end = dom.nodes[j].end as usize;
+                    match dom.tag(j) {
+                        Some(Tag::Pre) => {
+                            k.doc = true;
+                            pre_end = pre_end.max(j_end);
+                        }
+                        Some(Tag::A) => link_end = link_end.max(j_end),
+                        Some(Tag::Dl) => k.doc = true,
+                        _ if page.dt_self[j] => {
+                            k.doc = true;
+                            table_end = table_end.max(j_end);
+                        }
+                        _ => {}
+                    }
+                    if !k.toc
+                        && dom.attr(j, "class").is_some_and(|c| {
+                            c.split_ascii_whitespace()
+                                .any(|w| w == "toc" || w.starts_with("toctree"))
+                        })
+                    {
+                        k.toc = true;
+                    }
+                }
+                Kind::Document => {}
+            }
+            j += 1;
+        }
+    }
+    k
+}
+
+/// On a page with no `<article>` or `<main>`, whether the `role=main` block
+/// (`landmark`) or the body minus the chrome (`all`) beats the Readability selection (`sel`): it holds
+/// documentation blocks and what it adds is not mostly links (unless it
+/// holds a table of contents or is the declared main block), and it keeps code
+/// or data tables the selection dropped, or clearly more text.
+fn doc_page_wins(sel: &Kept, all: &Kept, landmark: bool) -> bool {
+    if !all.doc && !all.toc {
+        return false;
+    }
+    // What the body adds must not be chrome: mostly links (menus, sidebars).
+    let more = all.chars.saturating_sub(sel.chars);
+    let more_links = all.link_chars.saturating_sub(sel.link_chars);
+    let links_ok = all.toc || landmark || more_links as f32 <= DOC_LINK_DENSITY * more as f32;
+    if more == 0 || !links_ok {
+        return false;
+    }
+    all.pre_chars > sel.pre_chars
+        || all.table_chars > sel.table_chars
+        || all.chars as f32 >= DOC_MORE_TEXT * sel.chars as f32
+}
+
+/// The largest live `<main>` (or `role=main`) holding text, else the body.
+fn main_landmark(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> usize {
+    let end = dom.nodes[body].end as usize;
+    let mut best = body;
+    let mut i = body + 1;
+    while i < end {
+        if dead[i] {
+            i = dom.nodes[i].end as usize;
+            continue;
+        }
+        if (dom.tag(i) == Some(Tag::Main) || dom.attr(i, "role") == Some("main"))
+            && stats.chars[i] > 0
+            && (best == body || stats.chars[i] > stats.chars[best])
+        {
+            best = i;
+        }
+        i += 1;
+    }
+    best
+}
+
+/// One pass of Readability's `_grabArticle` with `flags`.
+fn attempt(
+    dom: &Dom<'_>,
+    base: &[bool],
+    before: &Stats,
+    page: &Page,
+    body: usize,
+    flags: u8,
+) -> Attempt {
+    let mut dead = prepass(dom, base, before, page, body, flags);
+    let stats = Stats::compute(dom, &dead);
+    let roots = grab(dom, &dead, &stats, page, body, flags);
+    let len = clean(dom, &mut dead, &stats, page, &roots, flags);
+    Attempt { roots, dead, len }
+}
+
+/// Drops hidden nodes and (with `STRIP_UNLIKELYS`) unlikely candidates.
+fn prepass(
+    dom: &Dom<'_>,
+    base: &[bool],
+    before: &Stats,
+    page: &Page,
+    body: usize,
+    flags: u8,
+) -> Vec<bool> {
+    let mut dead = base.to_vec();
+    let body_chars = before.chars[body].max(1) as f32;
+    let body_plain = (before.chars[body] - before.link_chars[body]).max(1) as f32;
+    let body_end = dom.nodes[body].end as usize;
+    let mut i = body + 1;
+    while i < body_end {
         if dead[i] {
             i = dom.nodes[i].end as usize;
             continue;
@@ -345,197 +729,263 @@ fn main_content(dom: &Dom<'_>, mut dead: Vec<bool>, body: usize) -> (Selection, 
             i += 1;
             continue;
         };
-        if matches!(tag, Tag::Html | Tag::Body) || landmark[i] {
-            i += 1;
-            continue;
-        }
-        let plain = (before.chars[i] - before.link_chars[i]) as f32;
-        let bulk = plain > 0.5 * body_plain;
-        let protected = has_landmark[i] || bulk;
-        let c = &dom.common(i);
-        let role = c.role;
+        let h = page.hints[i];
+        // Our chrome rules, beside Readability's: page furniture by tag, and
+        // class words for consent banners, ads and share bars; never a
+        // block holding most of the page's text or a content landmark.
+        // Readability matches its unlikely words inside ids, and
+        // documentation ids name what they document ("EXTRACT",
+        // "add_header", "PGTYPES-TIMESTAMP", "PAGEHEADERDATA-TABLE"): on a
+        // page with no `<article>` or `<main>`, a block holding code or a
+        // data table that is not a navigation bar is never dropped by its
+        // class or id.
+        let doc_block = page.pre_desc[i]
+            || (page.data_table[i] && before.chars[i] >= 200 && before.link_density(i) < 0.25);
+        let doc_code = doc_block && !page.has_landmark[body];
+        let protected = page.has_landmark[i]
+            || (before.chars[i] - before.link_chars[i]) as f32 > 0.5 * body_plain;
         let chrome = match tag {
             Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form => !protected,
-            Tag::Header => !in_landmark[i] && !has_landmark[i],
-            _ => false,
-        } || (CHROME_ROLES.contains(&role) && !protected)
-            || (role == "banner" && !in_landmark[i] && !has_landmark[i])
-            || (class_weight(c) < 0 && !protected)
-            || (is_hidden(c) && before.chars[i] as f32 <= 0.5 * body_chars);
-        if chrome {
+            Tag::Header => !page.in_landmark[i] && !page.has_landmark[i],
+            _ => h.chrome && !protected && !doc_code,
+        };
+        let unlikely = h.unlikely && !page.in_table_code[i] && tag != Tag::A && !doc_code;
+        let drop = (h.hidden && before.chars[i] as f32 <= 0.5 * body_chars)
+            || (flags & STRIP_UNLIKELYS != 0 && (unlikely || h.role || chrome));
+        if drop {
             dead[i] = true;
             i = dom.nodes[i].end as usize;
         } else {
             i += 1;
         }
     }
-
-    let stats = Stats::compute(dom, &dead);
-    let mut roots = landmark_root(dom, &dead, &stats, body)
-        .map(|r| vec![r])
-        .unwrap_or_else(|| scored_roots(dom, &dead, &stats, body));
-    let kept: u32 = roots.iter().map(|&r| stats.chars[r]).sum();
-    if kept < 100 || (kept as f32) < 0.1 * stats.chars[body] as f32 {
-        roots = vec![body];
-    }
-    clean_inside(dom, &mut dead, &stats, &roots);
-    add_title_heading(dom, &mut dead, &mut roots);
-    (Selection { roots, dead }, before)
+    dead
 }
 
-/// A single `<main>` or dominant `<article>` holding most of the text. Inside
-/// a `<main>` that holds much more than its dominant `<article>`, the article
-/// is preferred (a main that also wraps a live ticker, related links or a
-/// sidebar).
-fn landmark_root(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> Option<usize> {
-    let body_chars = stats.chars[body] as f32;
-    let live = |i: &usize| !dead[*i] && stats.chars[*i] > 0;
-    let mains: Vec<usize> = (0..dom.len())
-        .filter(|&i| dom.tag(i) == Some(Tag::Main) || dom.attr(i, "role") == Some("main"))
-        .filter(live)
-        .collect();
-    if let Some(&m) = mains.iter().max_by_key(|&&m| stats.chars[m]) {
-        if stats.chars[m] as f32 >= 0.25 * body_chars {
-            // An article that is nearly all of the main: keep the main (a
-            // title or byline outside the article comes along).
-            let article = dominant_article(dom, dead, stats, m, 0.25)
-                .filter(|&a| (stats.chars[a] as f32) < 0.9 * stats.chars[m] as f32);
-            return Some(article.unwrap_or(m));
-        }
-    }
-    dominant_article(dom, dead, stats, body, 0.3)
+/// Readability's tag score plus (with `WEIGHT_CLASSES`) the class weight.
+fn initial_score(dom: &Dom<'_>, page: &Page, i: usize, flags: u8) -> f32 {
+    let tag_score = match dom.tag(i) {
+        Some(Tag::Div) => 5.0,
+        Some(Tag::Pre | Tag::Td | Tag::Blockquote) => 3.0,
+        Some(Tag::Ol | Tag::Ul | Tag::Dl | Tag::Dd | Tag::Dt | Tag::Li | Tag::Form) => -3.0,
+        Some(Tag::Block) if dom.name(i) == "address" => -3.0,
+        Some(Tag::H(_) | Tag::Th) => -5.0,
+        _ => 0.0,
+    };
+    tag_score + weight(page, i, flags) as f32
 }
 
-/// The outermost `<article>` (or `articleBody`) inside `within` holding at
-/// least `share` of its text, with no other article half as large.
-fn dominant_article(
+/// Class weight when classes are weighted in this attempt.
+fn weight(page: &Page, i: usize, flags: u8) -> i32 {
+    if flags & WEIGHT_CLASSES != 0 {
+        page.hints[i].weight as i32
+    } else {
+        0
+    }
+}
+
+/// A `<div>` Readability turns into a paragraph (no block inside).
+fn div_paragraph(dom: &Dom<'_>, page: &Page, i: usize) -> bool {
+    dom.tag(i) == Some(Tag::Div) && !page.block_desc[i]
+}
+
+/// Paragraph-like for sibling joining: `<p>`, or a `<div>` read as one.
+fn is_paragraph(dom: &Dom<'_>, page: &Page, i: usize) -> bool {
+    dom.tag(i) == Some(Tag::P) || div_paragraph(dom, page, i) || page.single_p[i]
+}
+
+/// Readability's candidate scoring, top candidate and sibling joining.
+fn grab(
     dom: &Dom<'_>,
     dead: &[bool],
     stats: &Stats,
-    within: usize,
-    share: f32,
-) -> Option<usize> {
-    let end = dom.nodes[within].end as usize;
-    let mut articles: Vec<usize> = (within + 1..end)
-        .filter(|&i| {
-            dom.tag(i) == Some(Tag::Article) || dom.attr(i, "itemprop") == Some("articleBody")
-        })
-        .filter(|&i| !dead[i] && stats.chars[i] > 0)
-        .collect();
-    // Nested articles (comments inside a post) count through their outermost.
-    articles.dedup_by(|inner, outer| dom.contains(*outer, *inner));
-    articles.sort_by_key(|&a| std::cmp::Reverse(stats.chars[a]));
-    let first = *articles.first()?;
-    let second = articles.get(1).map_or(0.0, |&a| stats.chars[a] as f32);
-    let top = stats.chars[first] as f32;
-    (top >= share * stats.chars[within] as f32 && second < 0.5 * top).then_some(first)
-}
-
-/// Readability's scoring: paragraphs feed their ancestors.
-fn scored_roots(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> Vec<usize> {
+    page: &Page,
+    body: usize,
+    flags: u8,
+) -> Vec<usize> {
     let n = dom.len();
     let mut score = vec![0f32; n];
     let mut scored = vec![false; n];
-    let mut i = body;
+    let mut candidates: Vec<usize> = Vec::new();
     let body_end = dom.nodes[body].end as usize;
+    let mut i = body + 1;
     while i < body_end {
         if dead[i] {
             i = dom.nodes[i].end as usize;
             continue;
         }
-        let is_para = dom.tag(i).is_some_and(Tag::is_block) && stats.inline_chars[i] >= 25;
-        if is_para {
-            let own = stats.inline_chars[i] as f32;
-            let content = 1.0 + stats.inline_commas[i] as f32 + (own / 100.0).min(3.0);
-            let mut anc = dom.nodes[i].parent;
-            let mut level = 0;
-            while level < 5 && anc as usize >= body && (anc as usize) < n {
-                let a = anc as usize;
-                if !scored[a] {
-                    scored[a] = true;
-                    score[a] = initial_score(dom, a);
-                }
-                let divider = match level {
-                    0 => 1.0,
-                    1 => 2.0,
-                    l => l as f32 * 3.0,
-                };
-                score[a] += content / divider;
-                if a == body {
-                    break;
-                }
-                anc = dom.nodes[a].parent;
-                level += 1;
-            }
-        }
+        let Some(tag) = dom.tag(i) else {
+            i += 1;
+            continue;
+        };
+        // (length, commas, first ancestor to credit)
+        let para = match tag {
+            // A data table is one block of the article, scored like a
+            // paragraph (its cells are not paragraphs of their own, or a big
+            // table outscores the text around it).
+            _ if page.table_above[i] != NONE => None,
+            Tag::Table if page.dt_self[i] => Some((
+                text_len(stats, i),
+                stats.commas[i].min(10),
+                dom.nodes[i].parent as usize,
+            )),
+            Tag::P | Tag::Td | Tag::Pre | Tag::Section | Tag::H(2..=6) => Some((
+                text_len(stats, i),
+                stats.commas[i],
+                dom.nodes[i].parent as usize,
+            )),
+            Tag::Div if page.single_p[i] => None,
+            Tag::Div if !page.block_desc[i] => Some((
+                text_len(stats, i),
+                stats.commas[i],
+                dom.nodes[i].parent as usize,
+            )),
+            // Text directly in a div with blocks becomes paragraphs of that div.
+            Tag::Div if stats.inline_chars[i] > 0 => Some((
+                stats.inline_chars[i] + stats.inline_chars[i] / 6,
+                stats.inline_commas[i],
+                i,
+            )),
+            _ => None,
+        };
         i += 1;
+        let Some((len, commas, first)) = para else {
+            continue;
+        };
+        if len < 25 {
+            continue;
+        }
+        let content = 2.0 + commas as f32 + (len / 100).min(3) as f32;
+        let mut a = first;
+        let mut level = 0;
+        while level < 5 && a >= body && a < n {
+            if page.single_p[a] {
+                // Readability replaced this wrapper by its paragraph.
+                a = dom.nodes[a].parent as usize;
+                continue;
+            }
+            if !scored[a] {
+                scored[a] = true;
+                score[a] = initial_score(dom, page, a, flags);
+                candidates.push(a);
+            }
+            let divider = match level {
+                0 => 1.0,
+                1 => 2.0,
+                l => l as f32 * 3.0,
+            };
+            score[a] += content / divider;
+            if a == body {
+                break;
+            }
+            a = dom.nodes[a].parent as usize;
+            level += 1;
+        }
     }
-    let final_score = |c: usize| score[c] * (1.0 - stats.link_density(c));
-    let mut ranked: Vec<usize> = (body..body_end).filter(|&c| scored[c]).collect();
-    ranked.sort_by(|&a, &b| final_score(b).total_cmp(&final_score(a)));
-    let Some(&first) = ranked.first() else {
+    // Final scores are scaled by link density.
+    for &c in &candidates {
+        score[c] *= 1.0 - stats.link_density(c);
+    }
+    let mut top5: Vec<usize> = Vec::with_capacity(6);
+    for &c in &candidates {
+        let pos = top5
+            .iter()
+            .position(|&t| score[c] > score[t])
+            .unwrap_or(top5.len());
+        if pos < 5 {
+            top5.insert(pos, c);
+            top5.truncate(5);
+        }
+    }
+    let Some(&first) = top5.first() else {
         return vec![body];
     };
+    if first == body {
+        return vec![body];
+    }
     let mut top = first;
-    let top_score = final_score(top);
-
-    // Several strong candidates under one ancestor: that ancestor is the article.
-    let strong: Vec<usize> = ranked
+    // Several close candidates share an ancestor: that ancestor is the article.
+    let alts: Vec<usize> = top5[1..]
         .iter()
-        .skip(1)
-        .take(4)
         .copied()
-        .filter(|&c| final_score(c) >= 0.75 * top_score)
+        .filter(|&c| score[c] >= 0.75 * score[top])
         .collect();
-    if strong.len() >= 2 {
+    if alts.len() >= 3 {
         let mut a = dom.nodes[top].parent as usize;
         while a > body && a < n {
-            if strong.iter().filter(|&&c| dom.contains(a, c)).count() >= 2 {
+            if alts
+                .iter()
+                .filter(|&&c| c != a && dom.contains(a, c))
+                .count()
+                >= 3
+            {
                 top = a;
                 break;
             }
             a = dom.nodes[a].parent as usize;
         }
     }
-    // Climb while the parent scores higher; wrappers with one child come along.
-    let mut last = final_score(top);
+    // Never a part of a data table: the whole table.
+    while page.table_above[top] != NONE {
+        top = page.table_above[top] as usize;
+    }
+    if !scored[top] {
+        scored[top] = true;
+        score[top] = initial_score(dom, page, top, flags);
+    }
+    // A parent scoring higher than the candidate holds more of the article.
+    let mut last = score[top];
+    let threshold = last / 3.0;
     let mut p = dom.nodes[top].parent as usize;
     while p > body && p < n {
-        if scored[p] {
-            let ps = final_score(p);
-            if ps < last / 3.0 {
-                break;
-            }
-            if ps > last {
-                top = p;
-            }
-            last = ps;
+        if !scored[p] {
+            p = dom.nodes[p].parent as usize;
+            continue;
         }
+        if score[p] < threshold {
+            break;
+        }
+        if score[p] > last {
+            top = p;
+            break;
+        }
+        last = score[p];
         p = dom.nodes[p].parent as usize;
     }
-    while top > body {
+    // A candidate that is a small part of a scored ancestor scoring at least
+    // half as much (a table or one section of a documentation page): the
+    // ancestor is the article.
+    let (top_score, top_chars) = (score[top], stats.chars[top]);
+    let mut a = dom.nodes[top].parent as usize;
+    let mut steps = 0;
+    while a > body && a < n && steps < 8 {
+        if scored[a]
+            && score[a] >= EXPAND_SCORE * top_score
+            && stats.chars[a] >= 2 * top_chars
+            && stats.link_density(a) < EXPAND_LINK_DENSITY
+        {
+            top = a;
+        }
+        a = dom.nodes[a].parent as usize;
+        steps += 1;
+    }
+    // An only child: its parent's siblings may hold the rest.
+    loop {
         let parent = dom.nodes[top].parent as usize;
-        if parent <= body || live_element_children(dom, dead, parent).take(2).count() != 1 {
+        if parent <= body || parent >= n {
+            break;
+        }
+        let own_text = dom.tag(parent) == Some(Tag::Div) && stats.inline_chars[parent] > 0;
+        if own_text || live_element_children(dom, dead, parent).take(2).count() != 1 {
             break;
         }
         top = parent;
     }
-    if top == body {
-        return vec![body];
+    if !scored[top] {
+        scored[top] = true;
+        score[top] = initial_score(dom, page, top, flags);
     }
-    siblings_that_belong(dom, dead, stats, &score, top, final_score(top))
-}
-
-/// Start score of a candidate container.
-fn initial_score(dom: &Dom<'_>, i: usize) -> f32 {
-    let tag_score = match dom.tag(i) {
-        Some(Tag::Div | Tag::Article | Tag::Main) => 5.0,
-        Some(Tag::Pre | Tag::Td | Tag::Blockquote | Tag::Section) => 3.0,
-        Some(Tag::Ol | Tag::Ul | Tag::Dl | Tag::Dd | Tag::Dt | Tag::Li | Tag::Form) => -3.0,
-        Some(Tag::H(_) | Tag::Th) => -5.0,
-        _ => 0.0,
-    };
-    tag_score + 25.0 * class_weight(&dom.common(i)) as f32
+    siblings_that_belong(dom, dead, stats, page, &score, &scored, top)
 }
 
 /// Live element children of `p`.
@@ -563,89 +1013,307 @@ fn siblings_that_belong(
     dom: &Dom<'_>,
     dead: &[bool],
     stats: &Stats,
+    page: &Page,
     score: &[f32],
+    scored: &[bool],
     top: usize,
-    top_score: f32,
 ) -> Vec<usize> {
     let parent = dom.nodes[top].parent as usize;
+    if parent >= dom.len() {
+        return vec![top];
+    }
+    let top_score = score[top];
     let threshold = (top_score * 0.2).max(10.0);
     let top_class = dom.attr(top, "class").filter(|c| !c.is_empty());
-    let mut picked: Vec<usize> = Vec::new();
-    let siblings: Vec<usize> = live_element_children(dom, dead, parent).collect();
-    for &s in &siblings {
-        let belongs = if s == top {
-            true
-        } else {
+    live_element_children(dom, dead, parent)
+        .filter(|&s| {
+            if s == top {
+                return true;
+            }
             let bonus = if top_class.is_some() && dom.attr(s, "class") == top_class {
                 top_score * 0.2
             } else {
                 0.0
             };
+            if scored[s] && score[s] + bonus >= threshold {
+                return true;
+            }
+            if !is_paragraph(dom, page, s) {
+                return false;
+            }
             let ld = stats.link_density(s);
-            let chars = stats.chars[s];
-            score[s] * (1.0 - ld) + bonus >= threshold
-                || (dom.tag(s) == Some(Tag::P)
-                    && ((chars > 80 && ld < 0.25)
-                        || (chars > 0 && ld == 0.0 && ends_sentence(&dom.text_of(s, Some(dead))))))
-        };
-        if belongs {
-            picked.push(s);
-        }
-    }
-    // Headings, lists and figures between picked siblings are part of the flow.
-    let (Some(&first), Some(&last)) = (picked.first(), picked.last()) else {
-        return vec![top];
-    };
-    siblings
-        .into_iter()
-        .filter(|&s| {
-            picked.binary_search(&s).is_ok()
-                || (s > first && s < last && stats.link_density(s) < 0.5)
+            let len = text_len(stats, s);
+            (len > 80 && ld < 0.25)
+                || (len < 80
+                    && stats.chars[s] > 0
+                    && ld == 0.0
+                    && ends_sentence(&dom.text_of(s, Some(dead))))
         })
         .collect()
 }
 
-/// Text that ends like a sentence, in Latin or CJK punctuation.
+/// Readability's `/\.( |$)/`: a full stop ending the text or a sentence.
 fn ends_sentence(text: &str) -> bool {
-    text.ends_with(['.', '!', '?', '。', '！', '？']) || text.contains(". ")
+    text.ends_with(['.', '。']) || text.contains(". ")
 }
 
-/// Removes link farms left inside the chosen content (share bars, tag lists).
-fn clean_inside(dom: &Dom<'_>, dead: &mut [bool], stats: &Stats, roots: &[usize]) {
-    // Subtrees holding a heading, image or code block are never link farms.
-    let mut media = vec![false; dom.len()];
-    for j in (1..dom.len()).rev() {
-        if matches!(dom.tag(j), Some(Tag::H(_) | Tag::Img | Tag::Pre)) {
-            media[j] = true;
-        }
-        if media[j] {
-            media[dom.nodes[j].parent as usize] = true;
+/// Per-node sums for the conditional clean, over live nodes.
+#[derive(Clone, Copy, Default)]
+struct Counts {
+    chars: u32,
+    spaces: u32,
+    commas: u32,
+    link_chars: u32,
+    heading_chars: u32,
+    list_chars: u32,
+    p: u32,
+    img: u32,
+    li: u32,
+    input: u32,
+    video: bool,
+}
+
+impl Counts {
+    fn add(&mut self, o: &Counts) {
+        self.chars += o.chars;
+        self.spaces += o.spaces;
+        self.commas += o.commas;
+        self.link_chars += o.link_chars;
+        self.heading_chars += o.heading_chars;
+        self.list_chars += o.list_chars;
+        self.p += o.p;
+        self.img += o.img;
+        self.li += o.li;
+        self.input += o.input;
+        self.video |= o.video;
+    }
+    fn len(&self) -> u32 {
+        if self.chars == 0 {
+            0
+        } else {
+            self.chars + self.spaces
         }
     }
+    fn link_density(&self) -> f32 {
+        if self.chars == 0 {
+            0.0
+        } else {
+            self.link_chars as f32 / self.chars as f32
+        }
+    }
+}
+
+/// Embedded players Readability keeps.
+fn is_video(dom: &Dom<'_>, i: usize) -> bool {
+    const HOSTS: &[&str] = &[
+        "youtube.com",
+        "youtube-nocookie.com",
+        "player.vimeo.com",
+        "dailymotion.com",
+        "v.qq.com",
+        "archive.org",
+        "upload.wikimedia.org",
+        "player.twitch.tv",
+    ];
+    match dom.nodes[i].kind {
+        Kind::Element(el, _) => el
+            .attrs()
+            .any(|(_, v)| v.contains("//") && HOSTS.iter().any(|h| v.contains(h))),
+        _ => false,
+    }
+}
+
+/// Readability's `_prepArticle` on the chosen roots: drops asides, footers,
+/// share widgets and negative headers, then (with `CLEAN_CONDITIONALLY`)
+/// tables, lists, divs and forms that look like chrome. Returns the rendered
+/// length of what is left.
+fn clean(
+    dom: &Dom<'_>,
+    dead: &mut [bool],
+    stats: &Stats,
+    page: &Page,
+    roots: &[usize],
+    flags: u8,
+) -> u32 {
+    let mut total = 0;
     for &r in roots {
         let end = dom.nodes[r].end as usize;
-        let mut i = r + 1;
-        while i < end {
-            if dead[i] {
-                i = dom.nodes[i].end as usize;
+        // Live nodes of the subtree (a dead ancestor kills the descendants).
+        let mut live = vec![false; end - r];
+        let mut j = r;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+            } else {
+                live[j - r] = true;
+                j += 1;
+            }
+        }
+        let mut acc = vec![Counts::default(); end - r];
+        for j in (r..end).rev() {
+            let k = j - r;
+            let tag = dom.tag(j);
+            if !live[k] {
+                // Form controls and players count although they are never text.
+                if j > r && live[dom.nodes[j].parent as usize - r] {
+                    let pk = dom.nodes[j].parent as usize - r;
+                    match tag {
+                        Some(Tag::Input) => acc[pk].input += 1,
+                        Some(Tag::Iframe) | Some(Tag::NonContent)
+                            if matches!(dom.name(j), "iframe" | "embed" | "object")
+                                && is_video(dom, j) =>
+                        {
+                            acc[pk].video = true;
+                        }
+                        _ => {}
+                    }
+                }
                 continue;
             }
-            let farm = matches!(
-                dom.tag(i),
-                Some(Tag::Div | Tag::Section | Tag::Ul | Tag::Ol)
-            ) && stats.chars[i] < 500
-                && stats.link_density(i) > 0.65
-                && !media[i];
-            if farm {
-                dead[i] = true;
-                i = dom.nodes[i].end as usize;
+            let mut c = acc[k];
+            match dom.nodes[j].kind {
+                Kind::Text(_) => {
+                    let f = dom.nodes[j].text;
+                    c.chars = f.chars;
+                    c.spaces = f.spaces;
+                    c.commas = f.commas;
+                }
+                Kind::Element(..) => {
+                    if remove_in_clean(dom, stats, page, r, j, &c, flags) {
+                        dead[j] = true;
+                        continue;
+                    }
+                    match tag {
+                        Some(Tag::A) => c.link_chars = c.chars,
+                        Some(Tag::H(_)) => c.heading_chars = c.chars,
+                        Some(Tag::Ul | Tag::Ol) => c.list_chars += c.chars,
+                        Some(Tag::P) => c.p += 1,
+                        Some(Tag::Img) => c.img += 1,
+                        Some(Tag::Li) => c.li += 1,
+                        _ => {}
+                    }
+                }
+                Kind::Document => {}
+            }
+            if j == r {
+                total += c.len();
             } else {
-                i += 1;
+                let pk = dom.nodes[j].parent as usize - r;
+                acc[pk].add(&c);
             }
         }
     }
+    total
 }
 
+/// Whether live element `j` (inside root `r`, with live subtree sums `c`)
+/// goes in `_prepArticle`.
+fn remove_in_clean(
+    dom: &Dom<'_>,
+    stats: &Stats,
+    page: &Page,
+    r: usize,
+    j: usize,
+    c: &Counts,
+    flags: u8,
+) -> bool {
+    let Some(tag) = dom.tag(j) else {
+        return false;
+    };
+    let h = page.hints[j];
+    if j != r {
+        if matches!(tag, Tag::Aside | Tag::Footer) {
+            return true;
+        }
+        if h.share && stats.chars[j] + stats.spaces[j] < CHAR_THRESHOLD {
+            return true;
+        }
+        if matches!(tag, Tag::H(1 | 2)) && weight(page, j, flags) < 0 {
+            return true;
+        }
+    } else {
+        // The chosen blocks themselves stay (Readability would also clean
+        // them: a doc section whose id says "meta-commands" went whole).
+        return false;
+    }
+    if flags & CLEAN_CONDITIONALLY == 0 {
+        return false;
+    }
+    let fieldset = tag == Tag::Block && dom.name(j) == "fieldset";
+    let cleaned = match tag {
+        Tag::Table | Tag::Ul | Tag::Form => true,
+        // A div without blocks was read as a paragraph.
+        Tag::Div => page.block_desc[j] && !page.single_p[j],
+        _ => fieldset,
+    };
+    if !cleaned || page.keep_inside[j] || page.data_table[j] {
+        return false;
+    }
+    let weight = weight(page, j, flags);
+    if weight < 0 {
+        return true;
+    }
+    if c.commas >= 10 {
+        return false;
+    }
+    if c.video {
+        return false;
+    }
+    let len = c.len();
+    if len < 20 && is_ad_or_loading(&dom.text_of(j, None)) {
+        return true;
+    }
+    let is_list = tag == Tag::Ul || (c.chars > 0 && c.list_chars as f32 / c.chars as f32 > 0.9);
+    let p = c.p;
+    let img = c.img;
+    let li = c.li as i64 - 100;
+    let ld = c.link_density();
+    let heading_density = if c.chars == 0 {
+        0.0
+    } else {
+        c.heading_chars as f32 / c.chars as f32
+    };
+    let figure = page.in_figure[j];
+    let input = if matches!(tag, Tag::Form) || fieldset {
+        c.input
+    } else {
+        0
+    };
+    (!figure && img > 1 && (p as f32 / img as f32) < 0.5)
+        || (!is_list && li > p as i64)
+        || input > p / 3
+        || (!is_list
+            && !figure
+            && heading_density < 0.9
+            && len < 25
+            && (img == 0 || img > 2)
+            && ld > 0.0)
+        || (!is_list && weight < 25 && ld > 0.2)
+        || (weight >= 25 && ld > 0.5)
+        || (img == 0 && c.chars == 0)
+}
+
+/// Readability's `adWords`/`loadingWords`: a block saying only "Advertisement".
+fn is_ad_or_loading(text: &str) -> bool {
+    let t = text.trim().trim_end_matches(['…', '.']).to_lowercase();
+    matches!(
+        t.as_str(),
+        "ad" | "advertising"
+            | "advertisement"
+            | "pub"
+            | "publicité"
+            | "werb"
+            | "werbung"
+            | "广告"
+            | "реклама"
+            | "anuncio"
+            | "loading"
+            | "正在加载"
+            | "загрузка"
+            | "chargement"
+            | "cargando"
+    )
+}
 /// Puts the page's `<h1>` in front when the content starts after it. An h1
 /// inside removed chrome (a page header) counts only when the `<title>` repeats it.
 fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {

@@ -230,3 +230,134 @@ fn chrome_inside_the_main_element_is_dropped_by_class_and_role() {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
     }
 }
+
+/// A paragraph long enough to count as content (about 150 characters).
+const PARA: &str = "<p>Rivers carve valleys over thousands of years, moving sediment, cutting \
+    rock, and shaping the land that farmers, towns, and roads later depend on.</p>";
+
+#[test]
+fn link_heavy_blocks_inside_the_article_are_cleaned_but_data_tables_stay() {
+    let page = format!(
+        "<body><div id=\"story\">{PARA}{PARA}<div><ul><li><a href=\"/a\">Another story \
+         one</a></li><li><a href=\"/b\">Another story two</a></li></ul><p><a href=\"/c\">More \
+         stories from the desk</a></p></div>{PARA}<table><thead><tr><th>River</th>\
+         <th>Length</th></tr></thead><tbody><tr><td><a href=\"/nile\">Nile</a></td>\
+         <td><a href=\"/km\">6650 km</a></td></tr></tbody></table>{PARA}</div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Rivers carve valleys"), "{md}");
+    assert!(!md.contains("Another story one"), "{md}");
+    assert!(!md.contains("More stories"), "{md}");
+    assert!(md.contains("Nile") && md.contains("6650 km"), "{md}");
+}
+
+#[test]
+fn unlikely_and_negative_class_names_are_dropped() {
+    let page = format!(
+        "<body><div class=\"sidebar\"><p>Sidebar text that is long enough, with commas, to \
+         score as a paragraph of its own.</p></div><div class=\"entry\">{PARA}{PARA}{PARA}\
+         <div class=\"share-tools\"><span>Share on Twitter</span></div>\
+         <ul class=\"tags\"><li><a href=\"/t/r\">Tagged rivers</a></li>\
+         <li><a href=\"/t/v\">Tagged valleys</a></li></ul>{PARA}</div>\
+         <div id=\"comments\"><p>First comment, with enough words and commas to be a \
+         paragraph.</p></div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Rivers carve valleys"), "{md}");
+    for gone in [
+        "Sidebar text",
+        "Share on Twitter",
+        "Tagged",
+        "First comment",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
+
+#[test]
+fn a_short_result_is_retried_without_the_class_filters() {
+    // All the text sits in a block whose class looks like chrome: the first
+    // attempt finds nothing, the retry without class filters keeps it.
+    let page = format!(
+        "<body><div class=\"sidebar-wrapper\">{PARA}{PARA}{PARA}{PARA}</div>\
+         <nav><a href=\"/\">Home</a></nav></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Rivers carve valleys"), "{md}");
+}
+
+#[test]
+fn siblings_of_the_best_container_join_when_they_read_like_the_article() {
+    let page = format!(
+        "<body><div><div class=\"part\">{PARA}{PARA}{PARA}</div>\
+         <p>A closing paragraph that sits outside the container but clearly continues the \
+         article text.</p><div class=\"part\">{PARA}{PARA}</div>\
+         <div><a href=\"/x\">Next story</a> <a href=\"/y\">Previous story</a></div></div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("A closing paragraph"), "{md}");
+    assert_eq!(md.matches("Rivers carve valleys").count(), 5, "{md}");
+    assert!(!md.contains("Next story"), "{md}");
+}
+
+#[test]
+fn teasers_bylines_and_consent_banners_are_dropped_by_class_words() {
+    let page = format!(
+        "<body><div class=\"cookie-consent\"><p>We use cookies to improve the site, \
+         to measure traffic, and to show you relevant offers.</p></div>\
+         <div class=\"entry\"><div class=\"byline\">By Jane Doe, river desk</div>\
+         {PARA}{PARA}{PARA}<div class=\"teaser\"><p>Read next: deltas of the world, \
+         explained in pictures, maps, and charts.</p></div>{PARA}</div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Rivers carve valleys"), "{md}");
+    for gone in ["We use cookies", "By Jane Doe", "Read next"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
+
+#[test]
+fn a_documentation_page_keeps_its_synopsis_and_examples_beside_a_long_parameter_list() {
+    // DocBook's reference page: no <article> or <main>, a synopsis, a long
+    // parameter list that outscores everything else, and examples (one in a
+    // section whose id holds an unlikely word: "EXTRACT" has "extra").
+    let mut params = String::new();
+    for k in 0..14 {
+        params.push_str(&format!(
+            "<dt><span class=\"term\"><code>PARAM_{k}</code></span></dt><dd><p>When this \
+             parameter is given, the table is created with option {k}, which changes how \
+             rows are stored, how indexes are built, and how the planner reads them; see \
+             the storage chapter for details, caveats, and defaults.</p></dd>"
+        ));
+    }
+    let page = format!(
+        "<body><div class=\"navheader\"><table width=\"100%\"><tr><td><a href=\"/prev\">Prev</a>\
+         </td><td><a href=\"/up\">Up</a></td><td><a href=\"/next\">Next</a></td></tr></table></div>\
+         <div class=\"refentry\" id=\"SQL-CREATETHING\"><div class=\"refnamediv\"><h2>CREATE THING\
+         </h2><p>CREATE THING — define a new thing</p></div>\
+         <div class=\"refsynopsisdiv\"><h2>Synopsis</h2><pre class=\"synopsis\">CREATE THING \
+         name ( option [, ...] )</pre></div>\
+         <div class=\"refsect1\" id=\"id-1\"><h2>Description</h2><p>CREATE THING makes a new \
+         thing in the current database, owned by the user who runs the command.</p></div>\
+         <div class=\"refsect1\" id=\"id-2\"><h2>Parameters</h2><div class=\"variablelist\">\
+         <dl class=\"variablelist\">{params}</dl></div></div>\
+         <div class=\"refsect1\" id=\"SQL-CREATETHING-EXAMPLES\"><h2>Examples</h2><p>Make a \
+         thing:</p><pre class=\"programlisting\">CREATE THING films (code char(5));</pre>\
+         <div class=\"sect2\" id=\"FUNCTIONS-EXTRACT\"><h3>EXTRACT</h3>\
+         <pre class=\"programlisting\">SELECT EXTRACT(DAY FROM thing);</pre></div></div></div>\
+         <div class=\"navfooter\"><table width=\"100%\"><tr><td><a href=\"/prev\">Prev</a></td>\
+         <td><a href=\"/next\">Next</a></td></tr></table></div></body>"
+    );
+    let md = md_main(&page);
+    for kept in [
+        "CREATE THING name ( option [, ...] )",
+        "CREATE THING films (code char(5));",
+        "SELECT EXTRACT(DAY FROM thing);",
+        "PARAM_0",
+        "PARAM_13",
+    ] {
+        assert!(md.contains(kept), "{kept:?} lost in\n{md}");
+    }
+    assert_eq!(md.matches("```").count(), 6, "{md}");
+    assert!(!md.contains("Prev"), "{md}");
+}
