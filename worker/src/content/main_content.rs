@@ -750,8 +750,13 @@ fn prepass(
             _ => h.chrome && !protected && !doc_code,
         };
         let unlikely = h.unlikely && !page.in_table_code[i] && tag != Tag::A && !doc_code;
+        // Our chrome (furniture tags, consent/ad class words) goes in every
+        // attempt; only Readability's broader unlikely words and roles are
+        // relaxed by the retries (a retry must not bring a cookie banner
+        // back around a short article).
         let drop = (h.hidden && before.chars[i] as f32 <= 0.5 * body_chars)
-            || (flags & STRIP_UNLIKELYS != 0 && (unlikely || h.role || chrome));
+            || chrome
+            || (flags & STRIP_UNLIKELYS != 0 && (unlikely || h.role));
         if drop {
             dead[i] = true;
             i = dom.nodes[i].end as usize;
