@@ -2,7 +2,8 @@
 
 use clap::Parser;
 
-/// mimalloc: allocation-heavy work (parsing, the store) runs ~10% faster than on glibc malloc.
+/// mimalloc: glibc malloc/free were ~9% of a crawl's perf samples; with mimalloc
+/// the crawl runs 4.8% fewer instructions (callgrind, postgresql-doc-15).
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -11,28 +11,9 @@ use serde_json::json;
 use std::time::Duration;
 use support::{Db, Server, Site};
 
-const ARTICLE: &str = r#"<!doctype html><html lang="de"><head><title>Gärten im Herbst | Beispiel</title>
-<meta name="description" content="Wie man Gärten im Herbst pflegt.">
-<link rel="canonical" href="/artikel/herbst">
-<meta property="og:image" content="/img/og.png">
-<meta name="author" content="Anna Beispiel">
-<meta property="article:published_time" content="2026-10-01T08:00:00Z">
-<script type="application/ld+json">{"@context":"https://schema.org","@type":"Article","headline":"Gärten im Herbst","author":{"@type":"Person","name":"Anna Beispiel"}}</script>
-</head><body>
-<header><nav><a href="/">Start</a> <a href="/kontakt">Kontakt</a> <a href="/impressum#top">Impressum</a></nav></header>
-<div class="cookie-banner">Wir verwenden Cookies. <button>OK</button></div>
-<main><article>
-<h1>Gärten im Herbst</h1>
-<p>Im Herbst braucht der Garten besondere Pflege. Die Blätter fallen, der Boden wird feucht, und viele Pflanzen bereiten sich auf den Winter vor. Wer jetzt die richtigen Schritte unternimmt, hat im Frühling weniger Arbeit.</p>
-<h2>Laub und Boden</h2>
-<p>Laub ist ein wertvoller Rohstoff. Auf Beeten schützt es den Boden vor Frost und ernährt Regenwürmer. Auf dem Rasen dagegen sollte es <a href="/rasen">regelmäßig entfernt</a> werden.</p>
-<table><thead><tr><th>Pflanze</th><th>Aufgabe</th></tr></thead><tbody><tr><td>Rosen</td><td>anhäufeln</td></tr><tr><td>Dahlien</td><td>ausgraben | einlagern</td></tr></tbody></table>
-<pre><code class="language-bash">echo "Kompost umsetzen"</code></pre>
-<p><img src="/img/laub.jpg" alt="Laub auf dem Beet"></p>
-</article></main>
-<aside class="sidebar">Ähnliche Artikel: Winterschnitt, Frühlingsbeete</aside>
-<footer>© 2026 Beispiel GmbH · <a href="/datenschutz">Datenschutz</a></footer>
-</body></html>"#;
+/// A short German article in `<main>` between a cookie banner, nav, aside
+/// and footer (shared with the worker's main-content unit tests).
+const ARTICLE: &str = include_str!("../../worker/tests/fixtures/content/article_short_de.html");
 
 const SPA_SHELL: &str = r#"<!doctype html><html><head><title>App</title>
 <script src="/static/js/chunk-vendors.js"></script><script src="/static/js/app.js"></script><script src="/static/js/runtime.js"></script></head>

@@ -366,21 +366,7 @@ fn a_documentation_page_keeps_its_synopsis_and_examples_beside_a_long_parameter_
 fn a_short_article_in_main_leaves_the_cookie_banner_outside() {
     // Under 500 characters of article: the short-result retry and fallback
     // must not bring back chrome from outside `<main>`.
-    let page = r#"<!doctype html><html lang="de"><head><title>Gärten im Herbst | Beispiel</title></head><body>
-<header><nav><a href="/">Start</a> <a href="/kontakt">Kontakt</a></nav></header>
-<div class="cookie-banner">Wir verwenden Cookies. <button>OK</button></div>
-<main><article>
-<h1>Gärten im Herbst</h1>
-<p>Im Herbst braucht der Garten besondere Pflege. Die Blätter fallen, der Boden wird feucht, und viele Pflanzen bereiten sich auf den Winter vor. Wer jetzt die richtigen Schritte unternimmt, hat im Frühling weniger Arbeit.</p>
-<h2>Laub und Boden</h2>
-<p>Laub ist ein wertvoller Rohstoff. Auf Beeten schützt es den Boden vor Frost und ernährt Regenwürmer. Auf dem Rasen dagegen sollte es <a href="/rasen">regelmäßig entfernt</a> werden.</p>
-<table><thead><tr><th>Pflanze</th><th>Aufgabe</th></tr></thead><tbody><tr><td>Rosen</td><td>anhäufeln</td></tr><tr><td>Dahlien</td><td>ausgraben | einlagern</td></tr></tbody></table>
-<pre><code class="language-bash">echo "Kompost umsetzen"</code></pre>
-<p><img src="/img/laub.jpg" alt="Laub auf dem Beet"></p>
-</article></main>
-<aside class="sidebar">Ähnliche Artikel: Winterschnitt, Frühlingsbeete</aside>
-<footer>© 2026 Beispiel GmbH · <a href="/datenschutz">Datenschutz</a></footer>
-</body></html>"#;
+    let page = include_str!("../../../tests/fixtures/content/article_short_de.html");
     let md = md_main(page);
     assert!(md.contains("# Gärten im Herbst"), "{md}");
     assert!(md.contains("Kompost umsetzen"), "{md}");
