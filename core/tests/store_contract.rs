@@ -75,7 +75,124 @@ contract!(
     blobs_round_trip_expire_and_settings_stick,
     brand_cache_keeps_the_newest_lookup_per_host,
     a_group_commit_stores_in_order_and_charges_what_it_can,
+    block_counts_stay_exact_across_folds,
 );
+
+/// Block counts are kept in two places (per-page rows, folded into
+/// per-block counters every few hundred pages and when the crawl ends);
+/// `frequent_blocks` must add them up exactly at every moment: a block on
+/// pages that straddle a fold is counted once per page, not lost or doubled.
+async fn block_counts_stay_exact_across_folds(store: Store) {
+    let (_, id) = crawl(&store, 10_000, 2_000).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store
+        .enqueue_urls(&id, &urls(1_200, 0))
+        .await
+        .expect("enqueue");
+    // Page n (1-based, in commit order) carries: "nav" always, "odd" on odd
+    // pages, "span" on pages 500..=530 (across the fold at page 512), and a
+    // block of its own.
+    let hashes = |n: i64| {
+        let mut h = vec!["nav".to_string(), format!("own-{n}")];
+        if n % 2 == 1 {
+            h.push("odd".into());
+        }
+        if (500..=530).contains(&n) {
+            h.push("span".into());
+            h.push("span".into()); // twice on the page, counted once
+        }
+        h
+    };
+    let mut committed = 0i64;
+    for batch_size in [
+        37usize, 64, 64, 64, 64, 64, 64, 64, 64, 33, 64, 64, 64, 64, 64, 64, 64, 64, 64, 42,
+    ] {
+        let leases = store
+            .lease_urls("w", None, batch_size as i64, 60_000)
+            .await
+            .expect("lease");
+        assert_eq!(leases.len(), batch_size);
+        let batch: Vec<PageWrite> = leases
+            .iter()
+            .enumerate()
+            .map(|(k, l)| PageWrite {
+                lease: l.clone(),
+                document_json: "{}".into(),
+                block_hashes: hashes(committed + 1 + k as i64),
+                billable: true,
+                links: Vec::new(),
+            })
+            .collect();
+        let results = store
+            .commit_pages(&batch, |_, _, seq| format!("{{\"seq\":{seq}}}"))
+            .await
+            .expect("commit");
+        assert!(results
+            .iter()
+            .all(|r| matches!(r, PageCommit::Stored { .. })));
+        committed += batch_size as i64;
+        let at = |n: i64| store.frequent_blocks(&id, n);
+        // "span" is on min(committed, 530) - 499 pages once page 500 is in.
+        let span = (committed.min(530) - 499).max(0);
+        if span > 0 {
+            assert!(
+                at(span)
+                    .await
+                    .expect("blocks")
+                    .contains(&"span".to_string()),
+                "{committed}"
+            );
+            assert!(
+                !at(span + 1)
+                    .await
+                    .expect("blocks")
+                    .contains(&"span".to_string()),
+                "{committed}"
+            );
+        }
+        let odd = (committed + 1) / 2;
+        assert_eq!(
+            at(odd).await.expect("blocks"),
+            vec!["nav".to_string(), "odd".to_string()],
+            "after {committed} pages"
+        );
+        assert_eq!(
+            at(committed).await.expect("blocks"),
+            vec!["nav".to_string()]
+        );
+        assert!(at(committed + 1).await.expect("blocks").is_empty());
+    }
+    assert_eq!(committed, 1_200);
+    // The crawl ends: everything is folded, the answers do not change.
+    store
+        .finish_crawl(&id, "completed", None, |_| "{}".into())
+        .await
+        .expect("finish");
+    let left: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM crawl_page_blocks WHERE crawl_id = $1")
+            .bind(&id)
+            .fetch_one(store.pool())
+            .await
+            .expect("count");
+    assert_eq!(left, 0, "the crawl's end folds every page's blocks");
+    let all = store.frequent_blocks(&id, 1).await.expect("blocks");
+    assert_eq!(
+        all.len(),
+        1_200 + 3,
+        "every page's own block, nav, odd, span"
+    );
+    assert_eq!(
+        store.frequent_blocks(&id, 31).await.expect("blocks"),
+        vec!["nav".to_string(), "odd".to_string(), "span".to_string()]
+    );
+    assert_eq!(
+        store.frequent_blocks(&id, 32).await.expect("blocks"),
+        vec!["nav".to_string(), "odd".to_string()]
+    );
+}
 
 /// Several pages in one transaction (the crawl runner's group commit): seqs
 /// and events follow page order, links are enqueued up to the limit, block

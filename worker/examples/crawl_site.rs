@@ -68,7 +68,7 @@ async fn main() {
     let t0 = Instant::now();
     let task = tokio::spawn(runner.run(stop_rx));
     let (completed, failed, secs, cpu) = loop {
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        tokio::time::sleep(Duration::from_millis(5)).await;
         if let Ok(Some(c)) = store.get_crawl(&id).await {
             if c.is_finished() {
                 break (

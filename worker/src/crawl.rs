@@ -121,6 +121,9 @@ pub struct CrawlRunner {
     enqueued: Mutex<HashMap<String, std::collections::HashSet<String>>>,
     /// Scraped pages on their way to the committer task.
     commits: tokio::sync::mpsc::UnboundedSender<PendingCommit>,
+    /// Pages waiting for their commit (scraped, slot given back): at most
+    /// [`COMMIT_SLOTS_PER_SLOT`] times the concurrency.
+    commit_slots: Semaphore,
     /// The committer's end, taken by [`CrawlRunner::run`].
     commit_queue: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<PendingCommit>>>,
 }
@@ -132,6 +135,8 @@ type PendingCommit = (
 );
 /// Most pages committed in one transaction.
 const COMMIT_BATCH: usize = 64;
+/// Pages that may wait for the committer, per concurrency slot.
+const COMMIT_SLOTS_PER_SLOT: usize = 2;
 
 /// How long a cached crawl row is used (a cancel stops new pages within this).
 const ROW_TTL: Duration = Duration::from_millis(200);
@@ -142,6 +147,7 @@ impl CrawlRunner {
     /// A runner over `store` scraping with `engine`.
     pub fn new(store: Store, engine: Engine, cfg: RunnerConfig) -> Arc<Self> {
         let (commits, commit_queue) = tokio::sync::mpsc::unbounded_channel();
+        let commit_slots = Semaphore::new(cfg.concurrency.max(1) * COMMIT_SLOTS_PER_SLOT);
         Arc::new(CrawlRunner {
             store,
             engine,
@@ -153,6 +159,7 @@ impl CrawlRunner {
             rows: Mutex::new(HashMap::new()),
             enqueued: Mutex::new(HashMap::new()),
             commits,
+            commit_slots,
             commit_queue: Mutex::new(Some(commit_queue)),
         })
     }
@@ -217,12 +224,18 @@ impl CrawlRunner {
             if *stop.borrow() {
                 break;
             }
+            // Finished pages are reaped first, so the crawl-level checks
+            // (finishing a drained crawl) run as soon as the last page is in.
+            while tasks.try_join_next().is_some() {}
             let busy = !tasks.is_empty();
             if busy && slots.available_permits() < batch {
+                // A page gives its slot back when it is scraped, before its
+                // commit is answered: wait for slots, not for tasks.
                 tokio::select! {
-                    _ = tasks.join_next() => {}
+                    p = slots.clone().acquire_many_owned(batch as u32) => drop(p),
                     _ = stop.changed() => {}
                 }
+                while tasks.try_join_next().is_some() {}
                 continue;
             }
             let housekeeping =
@@ -254,8 +267,7 @@ impl CrawlRunner {
                             };
                             let me = self.clone();
                             tasks.spawn(async move {
-                                me.process(lease).await;
-                                drop(permit);
+                                me.process(lease, permit).await;
                             });
                         }
                     }
@@ -444,8 +456,8 @@ impl CrawlRunner {
         tokio::time::sleep_until(wait_until).await;
     }
 
-    async fn process(&self, lease: Lease) {
-        if let Err(e) = self.process_inner(&lease).await {
+    async fn process(&self, lease: Lease, slot: tokio::sync::OwnedSemaphorePermit) {
+        if let Err(e) = self.process_inner(&lease, slot).await {
             tracing::warn!(error = %e, url = %lease.url, "crawl page failed in the store; the lease will expire and retry");
         }
     }
@@ -470,7 +482,16 @@ impl CrawlRunner {
         Ok(row)
     }
 
-    async fn process_inner(&self, lease: &Lease) -> Result<(), webdata_core::StoreError> {
+    /// Scrapes one leased page holding `slot` (one of the runner's
+    /// concurrency slots) and commits it. The slot is given back once the
+    /// page is scraped: the commit is waited for holding a commit slot
+    /// instead, so fetching goes on while the committer writes (the writes
+    /// then come in larger, cheaper batches).
+    async fn process_inner(
+        &self,
+        lease: &Lease,
+        slot: tokio::sync::OwnedSemaphorePermit,
+    ) -> Result<(), webdata_core::StoreError> {
         let Some(crawl) = self.crawl_row(&lease.crawl_id).await? else {
             return Ok(());
         };
@@ -506,7 +527,7 @@ impl CrawlRunner {
                 .or_insert_with(|| Arc::new(Semaphore::new(self.cfg.per_host.max(1))))
                 .clone()
         };
-        let _host_permit = host_slot.acquire_owned().await.ok();
+        let host_permit = host_slot.acquire_owned().await.ok();
         self.polite(&page_url, ignore_robots).await;
         let mut options = plan.request.scrape_options.clone().unwrap_or_default();
         let mut formats = options.formats();
@@ -519,7 +540,9 @@ impl CrawlRunner {
             url: lease.url.clone(),
             options,
         };
-        match self.engine.scrape(&req).await {
+        let scraped = self.engine.scrape(&req).await;
+        drop(host_permit);
+        match scraped {
             Ok(scraped) => {
                 let mut doc = scraped.document;
                 let links = if plan.user_wants_links {
@@ -561,6 +584,8 @@ impl CrawlRunner {
                 let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
                 let blocks = crate::boilerplate::page_hashes(doc.markdown.as_deref().unwrap_or(""));
                 let keys: Vec<String> = new_links.iter().map(|l| l.key.clone()).collect();
+                let _commit_slot = self.commit_slots.acquire().await.ok();
+                drop(slot);
                 let commit = self
                     .commit(PageWrite {
                         lease: lease.clone(),

@@ -72,6 +72,8 @@ pub struct Store {
     /// use `pool` concurrently (WAL); on Postgres the same pool.
     writer: AnyPool,
     backend: Backend,
+    /// When this process last looked for expired crawl leases (unix ms).
+    pub(crate) expired_scan: std::sync::Arc<std::sync::atomic::AtomicI64>,
 }
 
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
@@ -114,6 +116,10 @@ impl Store {
             .max_connections(if backend == Backend::Sqlite { 8 } else { 16 })
             .acquire_timeout(Duration::from_secs(10));
         if backend == Backend::Sqlite {
+            // An embedded connection cannot drop like a socket; sqlx's ping
+            // before every acquire was one more hop to its worker thread
+            // per transaction.
+            opts = opts.test_before_acquire(false);
             opts = opts.after_connect(|conn, _meta| {
                 Box::pin(async move {
                     conn.execute("PRAGMA journal_mode = WAL").await?;
@@ -144,6 +150,7 @@ impl Store {
             pool,
             writer,
             backend,
+            expired_scan: Default::default(),
         };
         match backend {
             Backend::Postgres => POSTGRES_MIGRATIONS.run(&store.pool).await?,
@@ -185,6 +192,92 @@ impl Store {
             Backend::Sqlite => "",
         }
     }
+}
+
+/// A value bound to a [`Writes`] statement.
+pub(crate) enum Bind<'a> {
+    I(i64),
+    S(&'a str),
+}
+
+/// Write statements of one transaction whose results are not read. On
+/// SQLite they go to the connection's thread as one multi-statement query
+/// (one hop instead of one per statement: the hops, not SQLite, were most
+/// of a crawl commit's time); on Postgres one by one (a prepared statement
+/// holds one command). Each statement numbers its placeholders from `$1`.
+pub(crate) struct Writes<'a> {
+    sqlite: bool,
+    stmts: Vec<(String, Vec<Bind<'a>>)>,
+}
+
+impl<'a> Writes<'a> {
+    pub(crate) fn new(backend: Backend) -> Self {
+        Writes {
+            sqlite: backend == Backend::Sqlite,
+            stmts: Vec::new(),
+        }
+    }
+
+    pub(crate) fn push(&mut self, sql: String, binds: Vec<Bind<'a>>) {
+        self.stmts.push((sql, binds));
+    }
+
+    pub(crate) async fn run(
+        self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    ) -> StoreResult<()> {
+        fn bind<'q>(
+            q: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+            b: &Bind<'q>,
+        ) -> sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>> {
+            match b {
+                Bind::I(v) => q.bind(*v),
+                Bind::S(v) => q.bind(*v),
+            }
+        }
+        if self.stmts.is_empty() {
+            return Ok(());
+        }
+        if !self.sqlite {
+            for (sql, binds) in &self.stmts {
+                let mut q = sqlx::query(sql);
+                for b in binds {
+                    q = bind(q, b);
+                }
+                q.execute(&mut **tx).await?;
+            }
+            return Ok(());
+        }
+        let mut sql = String::new();
+        let mut offset = 0;
+        for (text, binds) in &self.stmts {
+            renumber_into(text, offset, &mut sql);
+            sql.push_str(";\n");
+            offset += binds.len();
+        }
+        let mut q = sqlx::query(&sql);
+        for b in self.stmts.iter().flat_map(|(_, b)| b) {
+            q = bind(q, b);
+        }
+        q.execute(&mut **tx).await?;
+        Ok(())
+    }
+}
+
+/// `sql` with every `$N` placeholder turned into `$(N + offset)`.
+fn renumber_into(sql: &str, offset: usize, out: &mut String) {
+    let mut rest = sql;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..=i]);
+        rest = &rest[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        match rest[..digits].parse::<usize>() {
+            Ok(n) => out.push_str(&(n + offset).to_string()),
+            Err(_) => out.push_str(&rest[..digits]),
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
 }
 
 /// Splits `items` into chunks whose lengths are powers of two, at most
@@ -238,5 +331,20 @@ mod shaped_chunks_tests {
                 .collect::<Vec<_>>(),
             vec![32, 8, 4, 1]
         );
+    }
+}
+
+#[cfg(test)]
+mod writes_tests {
+    use super::renumber_into;
+
+    #[test]
+    fn placeholders_shift_by_the_statements_before() {
+        let mut out = String::new();
+        renumber_into("UPDATE t SET a = $1, b = $12 WHERE c = $3", 5, &mut out);
+        assert_eq!(out, "UPDATE t SET a = $6, b = $17 WHERE c = $8");
+        let mut out = String::new();
+        renumber_into("SELECT $ , $x, $2$3", 10, &mut out);
+        assert_eq!(out, "SELECT $ , $x, $12$13");
     }
 }
