@@ -627,8 +627,14 @@ impl Store {
             .filter(|u| seen.insert(u.key.as_str()))
             .collect();
         let mut fresh: Vec<&NewUrl> = Vec::new();
+        // With room for every URL, the insert alone tells which were new
+        // (conflicts are not counted): no read first.
+        let ample = room >= unique.len();
+        if ample {
+            fresh = unique.clone();
+        }
         for part in super::shaped_chunks(&unique, 64) {
-            if room == 0 {
+            if room == 0 || ample {
                 break;
             }
             let marks = (0..part.len())
