@@ -76,7 +76,83 @@ contract!(
     brand_cache_keeps_the_newest_lookup_per_host,
     a_group_commit_stores_in_order_and_charges_what_it_can,
     block_counts_stay_exact_across_folds,
+    a_commit_leases_the_links_it_stores,
 );
+
+/// The runner's committer leases the next URLs in the commit's transaction:
+/// the links a page just stored can come back as leases at once, leased to
+/// the asking worker only, never more than asked, and never to another
+/// worker as well.
+async fn a_commit_leases_the_links_it_stores(store: Store) {
+    let (_, id) = crawl(&store, 100, 100).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    store.enqueue_urls(&id, &urls(1, 0)).await.expect("enqueue");
+    let first = store
+        .lease_urls("w", None, 10, 60_000)
+        .await
+        .expect("lease");
+    assert_eq!(first.len(), 1);
+    let mut links = urls(6, 1);
+    for u in &mut links {
+        u.key = format!("link-{}", u.key);
+        u.url = format!("{}/link", u.url);
+    }
+    let page = PageWrite {
+        lease: first[0].clone(),
+        document_json: "{}".into(),
+        block_hashes: Vec::new(),
+        billable: true,
+        links,
+    };
+    let ask = webdata_core::store::LeaseAsk {
+        worker: "w",
+        pool: None,
+        n: 4,
+        lease_ms: 60_000,
+    };
+    let (results, leases) = store
+        .commit_pages_and_lease(
+            std::slice::from_ref(&page),
+            |_, _, seq| format!("{{\"seq\":{seq}}}"),
+            Some(ask),
+        )
+        .await
+        .expect("commit");
+    assert_eq!(results, vec![PageCommit::Stored { seq: 1, charged: 1 }]);
+    assert_eq!(leases.len(), 4, "{leases:?}");
+    assert!(leases
+        .iter()
+        .all(|l| l.worker == "w" && l.key.starts_with("link-") && l.depth == 1));
+    // Another worker gets only the two links left; the four stay ours.
+    let other = store
+        .lease_urls("x", None, 10, 60_000)
+        .await
+        .expect("lease");
+    assert_eq!(other.len(), 2);
+    assert!(other.iter().all(|o| leases.iter().all(|l| l.key != o.key)));
+    // Asking for nothing leases nothing.
+    let page2 = PageWrite {
+        lease: leases[0].clone(),
+        document_json: "{}".into(),
+        block_hashes: Vec::new(),
+        billable: true,
+        links: Vec::new(),
+    };
+    let (_, none) = store
+        .commit_pages_and_lease(
+            &[page2],
+            |_, _, seq| format!("{{\"seq\":{seq}}}"),
+            Some(webdata_core::store::LeaseAsk { n: 0, ..ask }),
+        )
+        .await
+        .expect("commit");
+    assert!(none.is_empty());
+    let c = store.get_crawl(&id).await.expect("get").expect("crawl");
+    assert_eq!((c.total, c.completed), (7, 2));
+}
 
 /// Block counts are kept in two places (per-page rows, folded into
 /// per-block counters every few hundred pages and when the crawl ends);

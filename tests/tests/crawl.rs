@@ -318,7 +318,14 @@ async fn cancel_keeps_scraped_pages_and_charges_them(db: Db) {
     let r = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
     assert_eq!(r.json["status"], "cancelled");
     let kept = r.json["completed"].as_i64().expect("completed");
-    assert!((2..=3).contains(&kept), "{kept}");
+    // Pages already scraped when the cancel lands may still be committed
+    // before it: the one being fetched (concurrency 1) and up to two waiting
+    // for the committer (a page gives its fetch slot back when scraped).
+    assert!((2..=5).contains(&kept), "{kept}");
+    // And nothing after it.
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    let later = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+    assert_eq!(later.json["completed"], kept, "{}", later.text);
     assert_eq!(r.json["credits_used"], kept, "scraped pages are charged");
     assert_eq!(
         all_docs(&s, &id, 50).await.len() as i64,

@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{watch, Notify, Semaphore};
 use url::Url;
 use webdata_core::store::crawl::status;
-use webdata_core::store::{CrawlRow, Lease, NewUrl, PageCommit, PageWrite};
+use webdata_core::store::{CrawlRow, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite};
 use webdata_core::types::{CrawlRequest, Format, ScrapeRequest, SitemapMode};
 use webdata_core::{ErrorCode, Store};
 
@@ -128,6 +128,17 @@ pub struct CrawlRunner {
     commit_queue: Mutex<Option<tokio::sync::mpsc::UnboundedReceiver<PendingCommit>>>,
 }
 
+/// How the committer refills the loop's leases.
+struct Refill {
+    slots: Arc<Semaphore>,
+    /// Leases the loop holds but has not started.
+    ready: Arc<std::sync::atomic::AtomicUsize>,
+    /// Leased beyond the free slots.
+    ahead: usize,
+    leases: tokio::sync::mpsc::UnboundedSender<Vec<Lease>>,
+    stop: watch::Receiver<bool>,
+}
+
 /// A page waiting for the committer, with where to send its result.
 type PendingCommit = (
     PageWrite,
@@ -205,20 +216,41 @@ impl CrawlRunner {
 
     /// The loop: seed, lease, scrape, finish; returns after `stop` turns true
     /// and the pages in flight are done.
+    ///
+    /// While pages are in flight their URLs come from the committer: each
+    /// commit also leases the next URLs in its transaction (the links it
+    /// just stored among them) and hands them here. The loop leases on its
+    /// own when idle and on the housekeeping tick when it is short: a lease
+    /// transaction of its own queues behind the committer's on SQLite's one
+    /// writer, and slots that waited for it left most of them free.
     pub async fn run(self: Arc<Self>, mut stop: watch::Receiver<bool>) {
         let slots = Arc::new(Semaphore::new(self.cfg.concurrency.max(1)));
         let mut tasks = tokio::task::JoinSet::new();
+        // Leases taken but not started yet (the committer reads the count).
+        let mut ready: std::collections::VecDeque<Lease> = std::collections::VecDeque::new();
+        let ready_len = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (leases_tx, mut leases_rx) = tokio::sync::mpsc::unbounded_channel::<Vec<Lease>>();
+        // The crawl-level checks (seeding, finishing) run at most every
+        // HOUSEKEEPING while pages are in flight: each is a store round trip.
+        const HOUSEKEEPING: Duration = Duration::from_millis(50);
+        let batch = (self.cfg.concurrency / 4).max(1);
         let committer = self
             .commit_queue
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .take()
-            .map(|queue| tokio::spawn(Self::committer(self.store.clone(), queue)));
-        // While pages are in flight, leases are taken in batches of a quarter
-        // of the slots and the crawl-level checks (seeding, finishing) run at
-        // most every HOUSEKEEPING: each is a store round trip.
-        const HOUSEKEEPING: Duration = Duration::from_millis(50);
-        let batch = (self.cfg.concurrency / 4).max(1);
+            .map(|queue| {
+                tokio::spawn(self.clone().committer(
+                    queue,
+                    Refill {
+                        slots: slots.clone(),
+                        ready: ready_len.clone(),
+                        ahead: batch,
+                        leases: leases_tx.clone(),
+                        stop: stop.clone(),
+                    },
+                ))
+            });
         let mut last_housekeeping: Option<tokio::time::Instant> = None;
         loop {
             if *stop.borrow() {
@@ -227,17 +259,11 @@ impl CrawlRunner {
             // Finished pages are reaped first, so the crawl-level checks
             // (finishing a drained crawl) run as soon as the last page is in.
             while tasks.try_join_next().is_some() {}
-            let busy = !tasks.is_empty();
-            if busy && slots.available_permits() < batch {
-                // A page gives its slot back when it is scraped, before its
-                // commit is answered: wait for slots, not for tasks.
-                tokio::select! {
-                    p = slots.clone().acquire_many_owned(batch as u32) => drop(p),
-                    _ = stop.changed() => {}
-                }
-                while tasks.try_join_next().is_some() {}
-                continue;
+            while let Ok(leases) = leases_rx.try_recv() {
+                ready.extend(leases);
             }
+            self.start_ready(&mut ready, &slots, &mut tasks);
+            let busy = !tasks.is_empty();
             let housekeeping =
                 !busy || last_housekeeping.is_none_or(|t| t.elapsed() >= HOUSEKEEPING);
             if housekeeping {
@@ -246,47 +272,44 @@ impl CrawlRunner {
                     tracing::warn!(error = %e, "seeding crawls failed");
                 }
             }
-            let free = slots.available_permits();
             let mut leased = 0;
-            if free > 0 {
+            if housekeeping && ready.len() < batch && slots.available_permits() > 0 {
+                let want = slots.available_permits() + batch - ready.len();
                 match self
                     .store
                     .lease_pool_urls(
                         &self.cfg.worker_id,
                         self.cfg.pool.as_deref(),
-                        free as i64,
+                        want as i64,
                         self.cfg.lease_ms,
                     )
                     .await
                 {
                     Ok(leases) => {
                         leased = leases.len();
-                        for lease in leases {
-                            let Ok(permit) = slots.clone().acquire_owned().await else {
-                                break;
-                            };
-                            let me = self.clone();
-                            tasks.spawn(async move {
-                                me.process(lease, permit).await;
-                            });
-                        }
+                        ready.extend(leases);
                     }
                     Err(e) => tracing::warn!(error = %e, "leasing failed"),
                 }
+                self.start_ready(&mut ready, &slots, &mut tasks);
             }
+            ready_len.store(ready.len(), std::sync::atomic::Ordering::Relaxed);
             while tasks.try_join_next().is_some() {}
             if housekeeping {
                 if let Err(e) = self.finish_drained().await {
                     tracing::warn!(error = %e, "finishing crawls failed");
                 }
             }
-            if leased == 0 {
-                tokio::select! {
-                    _ = self.wake.notified() => {}
-                    _ = tokio::time::sleep(self.cfg.idle_poll) => {}
-                    _ = tasks.join_next(), if !tasks.is_empty() => {}
-                    _ = stop.changed() => {}
-                }
+            if leased > 0 && slots.available_permits() > 0 {
+                continue;
+            }
+            tokio::select! {
+                p = slots.clone().acquire_owned(), if !ready.is_empty() => drop(p),
+                leases = leases_rx.recv() => ready.extend(leases.unwrap_or_default()),
+                _ = tasks.join_next(), if !tasks.is_empty() => {}
+                _ = self.wake.notified() => {}
+                _ = tokio::time::sleep(self.cfg.idle_poll) => {}
+                _ = stop.changed() => {}
             }
         }
         while tasks.join_next().await.is_some() {}
@@ -294,14 +317,48 @@ impl CrawlRunner {
         if let Some(c) = committer {
             c.abort();
         }
+        // Leases taken but not started go back to the queue at once (not
+        // after their lease expires).
+        while let Ok(leases) = leases_rx.try_recv() {
+            ready.extend(leases);
+        }
+        for lease in ready {
+            if let Err(e) = self.store.release_lease(&lease).await {
+                tracing::warn!(error = %e, url = %lease.url, "releasing a lease failed; it will expire");
+            }
+        }
+    }
+
+    /// Starts leased pages while a slot is free.
+    fn start_ready(
+        self: &Arc<Self>,
+        ready: &mut std::collections::VecDeque<Lease>,
+        slots: &Arc<Semaphore>,
+        tasks: &mut tokio::task::JoinSet<()>,
+    ) {
+        while !ready.is_empty() {
+            let Ok(permit) = slots.clone().try_acquire_owned() else {
+                break;
+            };
+            let Some(lease) = ready.pop_front() else {
+                break;
+            };
+            let me = self.clone();
+            tasks.spawn(async move {
+                me.process(lease, permit).await;
+            });
+        }
     }
 
     /// Group commit: takes every page waiting (up to [`COMMIT_BATCH`]) and
     /// commits them in one transaction, so under load the cost of a write
     /// transaction is shared by many pages and idle pages are not delayed.
+    /// The same transaction leases what the runner's free slots (and one
+    /// batch ahead) can take, and hands it to the loop.
     async fn committer(
-        store: Store,
+        self: Arc<Self>,
         mut queue: tokio::sync::mpsc::UnboundedReceiver<PendingCommit>,
+        refill: Refill,
     ) {
         while let Some(first) = queue.recv().await {
             let mut batch = vec![first];
@@ -312,14 +369,42 @@ impl CrawlRunner {
                 }
             }
             let (pages, replies): (Vec<PageWrite>, Vec<_>) = batch.into_iter().unzip();
-            let result = store
-                .commit_pages(&pages, |crawl, page, seq| {
-                    serde_json::json!({ "id": crawl.id, "seq": seq, "url": page.lease.url })
-                        .to_string()
-                })
+            let want = if *refill.stop.borrow() {
+                0
+            } else {
+                (refill.slots.available_permits() + refill.ahead)
+                    .saturating_sub(refill.ready.load(std::sync::atomic::Ordering::Relaxed))
+            };
+            let ask = LeaseAsk {
+                worker: &self.cfg.worker_id,
+                pool: self.cfg.pool.as_deref(),
+                n: want as i64,
+                lease_ms: self.cfg.lease_ms,
+            };
+            let result = self
+                .store
+                .commit_pages_and_lease(
+                    &pages,
+                    |crawl, page, seq| {
+                        serde_json::json!({ "id": crawl.id, "seq": seq, "url": page.lease.url })
+                            .to_string()
+                    },
+                    Some(ask),
+                )
                 .await;
             match result {
-                Ok(results) => {
+                Ok((results, leases)) => {
+                    if !leases.is_empty() {
+                        refill
+                            .ready
+                            .fetch_add(leases.len(), std::sync::atomic::Ordering::Relaxed);
+                        if let Err(unsent) = refill.leases.send(leases) {
+                            // The loop has stopped: give them back.
+                            for lease in unsent.0 {
+                                let _ = self.store.release_lease(&lease).await;
+                            }
+                        }
+                    }
                     for (reply, r) in replies.into_iter().zip(results) {
                         let _ = reply.send(Ok(r));
                     }

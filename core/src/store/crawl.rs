@@ -120,6 +120,18 @@ pub struct PageWrite {
     pub links: Vec<NewUrl>,
 }
 
+/// What a runner asks to lease along with a commit
+/// ([`Store::commit_pages_and_lease`]).
+#[derive(Debug, Clone, Copy)]
+pub struct LeaseAsk<'a> {
+    pub worker: &'a str,
+    /// Only this WorkerPool's crawls (`None`: every admitted crawl).
+    pub pool: Option<&'a str>,
+    /// At most this many URLs.
+    pub n: i64,
+    pub lease_ms: i64,
+}
+
 /// A URL leased to a worker until `lease_until`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Lease {
@@ -721,6 +733,24 @@ impl Store {
         n: i64,
         lease_ms: i64,
     ) -> StoreResult<Vec<Lease>> {
+        let mut tx = self.begin_write().await?;
+        let leases = self
+            .lease_in_tx(&mut tx, worker, crawl, pool, n, lease_ms)
+            .await?;
+        tx.commit().await?;
+        Ok(leases)
+    }
+
+    /// Leases inside `tx` (see [`Store::lease_pool_urls`]).
+    async fn lease_in_tx(
+        &self,
+        tx: &mut Tx,
+        worker: &str,
+        crawl: Option<&str>,
+        pool: Option<&str>,
+        n: i64,
+        lease_ms: i64,
+    ) -> StoreResult<Vec<Lease>> {
         let now = now_ms();
         let crawl_filter = if crawl.is_some() {
             "AND f.crawl_id = $3"
@@ -736,7 +766,6 @@ impl Store {
             super::Backend::Postgres => " FOR UPDATE OF f SKIP LOCKED",
             super::Backend::Sqlite => "",
         };
-        let mut tx = self.begin_write().await?;
         // Two index-ordered scans instead of one OR (which sorted every ready
         // row on each lease): expired leases first (their workers died), then
         // queued URLs by depth and age via `frontier_queue`, so a lease costs
@@ -778,7 +807,7 @@ impl Store {
                     .bind(room)
                     .bind(crawl.unwrap_or(""))
                     .bind(pool.unwrap_or(""))
-                    .fetch_all(&mut *tx)
+                    .fetch_all(&mut **tx)
                     .await?,
             );
         }
@@ -822,8 +851,7 @@ impl Store {
                 );
             }
         }
-        w.run(&mut tx).await?;
-        tx.commit().await?;
+        w.run(tx).await?;
         Ok(leases)
     }
 
@@ -863,9 +891,25 @@ impl Store {
         pages: &[PageWrite],
         event_data: impl Fn(&CrawlRow, &PageWrite, i64) -> String,
     ) -> StoreResult<Vec<PageCommit>> {
+        Ok(self
+            .commit_pages_and_lease(pages, event_data, None)
+            .await?
+            .0)
+    }
+
+    /// [`Store::commit_pages`], then, in the same transaction, leases as
+    /// [`Store::lease_pool_urls`] would with `ask`: a runner gets its next
+    /// URLs (the links just stored among them) without a lease transaction
+    /// of its own queueing behind the next commit.
+    pub async fn commit_pages_and_lease(
+        &self,
+        pages: &[PageWrite],
+        event_data: impl Fn(&CrawlRow, &PageWrite, i64) -> String,
+        ask: Option<LeaseAsk<'_>>,
+    ) -> StoreResult<(Vec<PageCommit>, Vec<Lease>)> {
         let mut results = vec![PageCommit::Dropped; pages.len()];
         if pages.is_empty() {
-            return Ok(results);
+            return Ok((results, Vec::new()));
         }
         let mut tx = self.begin_write().await?;
         // Crawl rows locked in id order (no lock-order deadlock on Postgres).
@@ -1064,8 +1108,15 @@ impl Store {
                 Self::fold_blocks_in_tx(&mut tx, id).await?;
             }
         }
+        let leases = match ask {
+            Some(a) if a.n > 0 => {
+                self.lease_in_tx(&mut tx, a.worker, None, a.pool, a.n, a.lease_ms)
+                    .await?
+            }
+            _ => Vec::new(),
+        };
         tx.commit().await?;
-        Ok(results)
+        Ok((results, leases))
     }
 
     /// Charges `k` credits for pages of `crawl` inside a transaction: the
