@@ -84,11 +84,7 @@ contract!(
 /// the asking worker only, never more than asked, and never to another
 /// worker as well.
 async fn a_commit_leases_the_links_it_stores(store: Store) {
-    let (_, id) = crawl(&store, 100, 100).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (_, id) = running_crawl(&store, 100, 100).await;
     store.enqueue_urls(&id, &urls(1, 0)).await.expect("enqueue");
     let first = store
         .lease_urls("w", None, 10, 60_000)
@@ -100,13 +96,7 @@ async fn a_commit_leases_the_links_it_stores(store: Store) {
         u.key = format!("link-{}", u.key);
         u.url = format!("{}/link", u.url);
     }
-    let page = PageWrite {
-        lease: first[0].clone(),
-        document_json: "{}".into(),
-        block_hashes: Vec::new(),
-        billable: true,
-        links,
-    };
+    let page = billable_page(&first[0], links);
     let ask = webdata_core::store::LeaseAsk {
         worker: "w",
         pool: None,
@@ -134,13 +124,7 @@ async fn a_commit_leases_the_links_it_stores(store: Store) {
     assert_eq!(other.len(), 2);
     assert!(other.iter().all(|o| leases.iter().all(|l| l.key != o.key)));
     // Asking for nothing leases nothing.
-    let page2 = PageWrite {
-        lease: leases[0].clone(),
-        document_json: "{}".into(),
-        block_hashes: Vec::new(),
-        billable: true,
-        links: Vec::new(),
-    };
+    let page2 = billable_page(&leases[0], Vec::new());
     let (_, none) = store
         .commit_pages_and_lease(
             &[page2],
@@ -159,11 +143,7 @@ async fn a_commit_leases_the_links_it_stores(store: Store) {
 /// `frequent_blocks` must add them up exactly at every moment: a block on
 /// pages that straddle a fold is counted once per page, not lost or doubled.
 async fn block_counts_stay_exact_across_folds(store: Store) {
-    let (_, id) = crawl(&store, 10_000, 2_000).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (_, id) = running_crawl(&store, 10_000, 2_000).await;
     store
         .enqueue_urls(&id, &urls(1_200, 0))
         .await
@@ -195,11 +175,8 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
             .iter()
             .enumerate()
             .map(|(k, l)| PageWrite {
-                lease: l.clone(),
-                document_json: "{}".into(),
                 block_hashes: hashes(committed + 1 + k as i64),
-                billable: true,
-                links: Vec::new(),
+                ..billable_page(l, Vec::new())
             })
             .collect();
         let results = store
@@ -275,11 +252,7 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
 /// counts add up across the batch, a lost lease is dropped, and when the
 /// organization cannot pay for every page the ones it can pay for are stored.
 async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
-    let (org, id) = crawl(&store, 2, 6).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (org, id) = running_crawl(&store, 2, 6).await;
     store.enqueue_urls(&id, &urls(4, 0)).await.expect("enqueue");
     let mut leases = store.lease_urls("w", None, 4, 60_000).await.expect("lease");
     assert_eq!(leases.len(), 4);
@@ -794,6 +767,27 @@ async fn crawl(store: &Store, credits: i64, max_pages: i64) -> (String, String) 
     (org, id)
 }
 
+/// A billable page with an empty document and no blocks, scraped under `lease`.
+fn billable_page(lease: &webdata_core::store::Lease, links: Vec<NewUrl>) -> PageWrite {
+    PageWrite {
+        lease: lease.clone(),
+        document_json: "{}".into(),
+        block_hashes: Vec::new(),
+        billable: true,
+        links,
+    }
+}
+
+/// A crawl of `crawl`'s, already started (running).
+async fn running_crawl(store: &Store, credits: i64, max_pages: i64) -> (String, String) {
+    let (org, id) = crawl(store, credits, max_pages).await;
+    store
+        .start_crawl(&id, |_| "{}".into())
+        .await
+        .expect("start");
+    (org, id)
+}
+
 async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     let (org, id) = crawl(&store, 100, 5).await;
     assert!(
@@ -907,11 +901,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
 }
 
 async fn concurrent_workers_never_lease_a_url_twice(store: Store) {
-    let (_, id) = crawl(&store, 1000, 500).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (_, id) = running_crawl(&store, 1000, 500).await;
     store
         .enqueue_urls(&id, &urls(200, 1))
         .await
@@ -944,11 +934,7 @@ async fn concurrent_workers_never_lease_a_url_twice(store: Store) {
 }
 
 async fn a_lost_lease_is_not_stored_or_charged_twice(store: Store) {
-    let (org, id) = crawl(&store, 10, 10).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (org, id) = running_crawl(&store, 10, 10).await;
     store.enqueue_urls(&id, &urls(1, 0)).await.expect("enqueue");
     let a = store
         .lease_urls("dead", None, 1, 1)
@@ -987,11 +973,7 @@ async fn a_lost_lease_is_not_stored_or_charged_twice(store: Store) {
 }
 
 async fn crawl_stops_charging_when_credits_run_out(store: Store) {
-    let (org, id) = crawl(&store, 1, 10).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (org, id) = running_crawl(&store, 1, 10).await;
     store.enqueue_urls(&id, &urls(3, 0)).await.expect("enqueue");
     let leases = store.lease_urls("w", None, 3, 60_000).await.expect("lease");
     assert!(matches!(
@@ -1043,11 +1025,7 @@ async fn crawl_stops_charging_when_credits_run_out(store: Store) {
 }
 
 async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
-    let (_, id) = crawl(&store, 10, 10).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    let (_, id) = running_crawl(&store, 10, 10).await;
     store.enqueue_urls(&id, &urls(4, 0)).await.expect("enqueue");
     let l = store
         .lease_urls("w", None, 1, 60_000)
