@@ -16,7 +16,7 @@ use std::sync::LazyLock;
 use regex::RegexSet;
 use scraper::Selector;
 
-use super::dom::{Common, Dom, Kind, Tag, MAX_DEPTH};
+use super::dom::{push_collapsed, Common, Dom, Kind, Tag, MAX_DEPTH};
 
 /// The kept part of a page.
 #[derive(Debug, Clone)]
@@ -224,6 +224,7 @@ const NEGATIVE_RE: usize = 3;
 const SHARE: usize = 4;
 const CHROME: usize = 5;
 const CONSENT: usize = 6;
+const BOILER: usize = 7;
 static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
     RegexSet::new([
         r"(?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
@@ -235,6 +236,9 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|author-?(box|bio|info))([^a-z]|$)",
         // Of those, consent banners (dropped in every attempt).
         r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
+        // Ours, after the selection (trafilatura's discard words): related
+        // stories, share and tag bars, author boxes, comment links, photo credits.
+        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more",
     ])
     .ok()
 });
@@ -262,6 +266,8 @@ struct Hint {
     consent: bool,
     /// A share widget by class/id.
     share: bool,
+    /// Boilerplate inside an article by class/id (see `BOILER`).
+    boiler: bool,
     /// Hidden by attribute or inline style.
     hidden: bool,
     /// A role Readability drops.
@@ -277,7 +283,7 @@ struct Page {
     pre_desc: Vec<bool>,
     /// A `<div>` wrapping a single `<p>` and no text: stands for that paragraph.
     single_p: Vec<bool>,
-    /// Inside a `<table>` or `<code>` (never an unlikely candidate).
+    /// Inside a `<table>`, `<code>` or `<pre>` (never an unlikely candidate).
     in_table_code: Vec<bool>,
     /// Inside a data table, `<code>` or `<figure>` (never cleaned away).
     keep_inside: Vec<bool>,
@@ -331,6 +337,9 @@ impl Page {
                 h.share |= m.matched(SHARE);
                 h.chrome |= m.matched(CHROME);
                 h.consent |= m.matched(CONSENT);
+                // Class only: documentation ids name what they document
+                // ("multiprocessing.shared_memory.SharedMemory", "credits").
+                h.boiler |= v == c.class && m.matched(BOILER);
             }
             h.weight = w;
             h.unlikely = unlikely && !maybe;
@@ -435,7 +444,8 @@ impl Page {
         for i in 1..n {
             let p = dom.nodes[i].parent as usize;
             let pt = dom.tag(p);
-            in_table_code[i] = in_table_code[p] || matches!(pt, Some(Tag::Table | Tag::Code));
+            in_table_code[i] =
+                in_table_code[p] || matches!(pt, Some(Tag::Table | Tag::Code | Tag::Pre));
             in_figure[i] = in_figure[p] || (pt == Some(Tag::Block) && dom.name(p) == "figure");
             in_landmark[i] = in_landmark[p] || is_landmark(p);
             keep_inside[i] = keep_inside[p] || pt == Some(Tag::Code) || dt_self[p];
@@ -575,6 +585,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
             before,
         );
     };
+    strip_boilerplate(dom, &mut dead, &before, &page, &roots);
     add_title_heading(dom, &mut dead, &mut roots);
     (Selection { roots, dead }, before)
 }
@@ -1307,27 +1318,330 @@ fn remove_in_clean(
         || (img == 0 && c.chars == 0)
 }
 
+/// Drops what trafilatura drops inside an article and Readability keeps:
+/// blocks whose class or id names related stories, share and tag bars,
+/// author boxes, comment links or photo credits (`BOILER`), when they are a
+/// small part of their root and hold no code or data table. Runs once on the
+/// final selection, after Readability's cleaning, so its removals do not
+/// change what that cleaning decides.
+fn strip_boilerplate(
+    dom: &Dom<'_>,
+    dead: &mut [bool],
+    before: &Stats,
+    page: &Page,
+    roots: &[usize],
+) {
+    let total: u32 = roots.iter().map(|&r| before.chars[r]).sum();
+    let mut buf = String::new();
+    for &r in roots {
+        let end = dom.nodes[r].end as usize;
+        // A joined sibling (a breadcrumb beside the article) goes whole.
+        let mut j = r;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            let small = 4 * before.chars[j] < if j == r { total } else { before.chars[r] };
+            // An inline element only in a figure (a photo credit), in a
+            // short line ("By X | 71 comments") or when it is most of its
+            // block: a span inside a sentence (a bibliography's `author`)
+            // is part of the sentence.
+            let inline_ok = !matches!(
+                dom.tag(j),
+                Some(Tag::Inline | Tag::Bold | Tag::Italic | Tag::A)
+            ) || page.in_figure[j]
+                || {
+                    let parent = before.chars[dom.nodes[j].parent as usize];
+                    2 * before.chars[j] >= parent || parent <= 80
+                };
+            let boiler = page.hints[j].boiler
+                && inline_ok
+                && !page.keep_inside[j]
+                && !page.pre_desc[j]
+                && (!page.data_table[j] || before.link_density(j) > 0.5);
+            // The phrase rules below read the text; most elements are
+            // ruled out by their first word.
+            let phrase = j > r
+                && match dom.tag(j) {
+                    Some(Tag::H(2..=6) | Tag::P | Tag::Div | Tag::Dt) => true,
+                    // A span is a line of its own only in a short block or a figure.
+                    Some(Tag::Inline | Tag::Bold | Tag::Italic) => {
+                        page.in_figure[j] || before.chars[dom.nodes[j].parent as usize] <= 200
+                    }
+                    _ => false,
+                }
+                && (2..=150).contains(&before.chars[j])
+                && !page.in_table_code[j]
+                && first_word_is_known(dom, j);
+            let line = phrase && is_ad_or_credit_line(dom, before, page, j, &mut buf);
+            if small && (boiler || line) {
+                dead[j] = true;
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            if phrase && is_lead_in(dom, before, j, &mut buf) {
+                let parent = dom.nodes[j].parent as usize;
+                // "Tags: a, b, c": the lead-in's block is links besides it.
+                let rest = before.chars[parent] - before.chars[j];
+                if parent != r
+                    && rest > 0
+                    && 4 * before.chars[parent] < before.chars[r]
+                    && before.link_chars[parent] as f32 >= 0.6 * rest as f32
+                {
+                    dead[parent] = true;
+                    j = dom.nodes[parent].end as usize;
+                    continue;
+                }
+                // Else the lead-in and the links after it, if links follow
+                // (a section headed "Tags" that goes on in prose stays).
+                let links: Vec<usize> = live_element_children(dom, dead, parent)
+                    .skip_while(|&s| s <= j)
+                    .take_while(|&s| before.chars[s] == 0 || before.link_density(s) >= 0.5)
+                    .collect();
+                if links.iter().any(|&s| before.chars[s] > 0) {
+                    dead[j] = true;
+                    for s in links {
+                        dead[s] = true;
+                    }
+                    j = dom.nodes[j].end as usize;
+                    continue;
+                }
+            }
+            j += 1;
+        }
+    }
+}
+
+/// What introduces a list of other stories ("Related", "You might also
+/// like", "Auch interessant", "À lire aussi"), lower case, at the start of
+/// a short heading or paragraph.
+const LEAD_INS: &[&str] = &[
+    "related",
+    "you might also like",
+    "you may also like",
+    "you might be interested",
+    "you may be interested",
+    "recommended for you",
+    "more from",
+    "more stories",
+    "read more",
+    "read also",
+    "also read",
+    "continue reading",
+    "auch interessant",
+    "das könnte sie auch interessieren",
+    "das könnte dich auch interessieren",
+    "das thema könnte dich auch interessieren",
+    "dies könnte sie auch interessieren",
+    "sie könnten auch",
+    "lesen sie auch",
+    "lesen sie hier",
+    "lies auch",
+    "mehr zum thema",
+    "weiterführende links",
+    "weiterführender link",
+    "weitere artikel",
+    "ähnliche artikel",
+    "ähnliche beiträge",
+    "verwandte artikel",
+    "à lire aussi",
+    "a lire aussi",
+    "lire aussi",
+    "sur le même sujet",
+    "articles similaires",
+    "vous aimerez aussi",
+    "te puede interesar",
+    "lee también",
+    "noticias relacionadas",
+    "leggi anche",
+    "potrebbe interessarti",
+    "articoli correlati",
+    "tags",
+    "schlagwörter",
+    "schlagworte",
+    "stichwörter",
+    "mots-clés",
+    "étiquettes",
+    "etiquetas",
+    "filed under",
+];
+
+/// How a photo credit line starts, lower case.
+const CREDITS: &[&str] = &[
+    "credit:",
+    "credits:",
+    "photo credit",
+    "image credit",
+    "photo:",
+    "photos:",
+    "photograph:",
+    "photograph by",
+    "image:",
+    "foto:",
+    "fotos:",
+    "bild:",
+    "bildquelle",
+    "beitragsbild",
+    "titelbild:",
+    "crédit photo",
+    "crédits photo",
+];
+
+/// First words of `LEAD_INS`, `CREDITS` and `AD_WORDS`.
+static FIRST_WORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    let mut w: Vec<&str> = LEAD_INS
+        .iter()
+        .chain(CREDITS)
+        .chain(AD_WORDS)
+        .filter_map(|p| p.split(|c: char| !is_word_char(c)).find(|w| !w.is_empty()))
+        .collect();
+    w.sort_unstable();
+    w.dedup();
+    w
+});
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '-'
+}
+
+/// Whether the element's text starts (after an opening bracket) with the
+/// first word of a phrase the boilerplate rules look for. Reads only the
+/// first text node with a word in it.
+fn first_word_is_known(dom: &Dom<'_>, j: usize) -> bool {
+    let end = dom.nodes[j].end as usize;
+    for k in j..end {
+        let Kind::Text(t) = dom.nodes[k].kind else {
+            continue;
+        };
+        let t = t.trim_start_matches(|c: char| c.is_whitespace() || c == '(' || c == '[');
+        if t.is_empty() {
+            continue;
+        }
+        let word = t.split(|c: char| !is_word_char(c)).next().unwrap_or("");
+        if word.is_empty() || word.len() > 24 {
+            return false;
+        }
+        if word.is_ascii() {
+            let mut lower = [0u8; 24];
+            let lower = &mut lower[..word.len()];
+            lower.copy_from_slice(word.as_bytes());
+            lower.make_ascii_lowercase();
+            return FIRST_WORDS
+                .binary_search_by(|w| w.as_bytes().cmp(lower))
+                .is_ok();
+        }
+        return FIRST_WORDS
+            .binary_search(&word.to_lowercase().as_str())
+            .is_ok();
+    }
+    false
+}
+
+/// A short line that is only an advertisement label or a photo credit
+/// ("Anzeige", "(Credit: Clayton Aldern / Grist)", "Beitragsbild: ...").
+fn is_ad_or_credit_line(
+    dom: &Dom<'_>,
+    before: &Stats,
+    page: &Page,
+    j: usize,
+    buf: &mut String,
+) -> bool {
+    if before.chars[j] < 2 || before.chars[j] > 150 {
+        return false;
+    }
+    // A line of its own: a paragraph or block, or an inline element that is
+    // all of its block or sits in a figure ("AD" inside a sentence or a
+    // table is text).
+    let alone = match dom.tag(j) {
+        Some(Tag::P | Tag::Div) => true,
+        Some(Tag::Inline | Tag::Italic) => {
+            page.in_figure[j] || before.chars[dom.nodes[j].parent as usize] <= before.chars[j] + 2
+        }
+        _ => false,
+    };
+    if !alone {
+        return false;
+    }
+    let t = lower_text(dom, j, buf).trim_start_matches(['(', '[', ' ']);
+    if before.chars[j] <= 24 && is_ad_or_loading(t.trim_end_matches([':', ' ', ')'])) {
+        return true;
+    }
+    CREDITS.iter().any(|c| t.starts_with(c))
+}
+
+/// The text of a small subtree, whitespace collapsed and lower-cased, in
+/// `buf` (reused: this runs on many short elements of every page).
+fn lower_text<'b>(dom: &Dom<'_>, j: usize, buf: &'b mut String) -> &'b str {
+    buf.clear();
+    let end = dom.nodes[j].end as usize;
+    for k in j..end {
+        if let Kind::Text(t) = dom.nodes[k].kind {
+            push_collapsed(buf, t);
+        } else if dom.tag(k).is_some_and(Tag::is_block) && !buf.ends_with(' ') {
+            buf.push(' ');
+        }
+    }
+    if buf.is_ascii() {
+        buf.make_ascii_lowercase();
+    } else {
+        *buf = buf.to_lowercase();
+    }
+    buf.trim()
+}
+
+/// A short heading or paragraph that says only "related stories follow".
+fn is_lead_in(dom: &Dom<'_>, before: &Stats, j: usize, buf: &mut String) -> bool {
+    if before.chars[j] < 4 || before.chars[j] > 80 {
+        return false;
+    }
+    let ok_tag = match dom.tag(j) {
+        Some(Tag::H(2..=6) | Tag::P | Tag::Div | Tag::Dt) => true,
+        // "<span>Tags:</span> <a>..</a>": in a short line only.
+        Some(Tag::Inline | Tag::Bold) => before.chars[dom.nodes[j].parent as usize] <= 200,
+        _ => false,
+    };
+    if !ok_tag {
+        return false;
+    }
+    let t = lower_text(dom, j, buf).trim_end_matches([':', '…', '.', ' ', '!']);
+    // The phrase alone, or with a word or two ("Related Coverage"); a
+    // sentence after it ("Related: Chicago is ...", "Read more about ad
+    // blocking here") is a link inside the article, which stays.
+    LEAD_INS.iter().any(|p| {
+        t.strip_prefix(p)
+            .is_some_and(|rest| rest.split_whitespace().count() <= 2 && !rest.contains(':'))
+    })
+}
+
 /// Readability's `adWords`/`loadingWords`: a block saying only "Advertisement".
 fn is_ad_or_loading(text: &str) -> bool {
     let t = text.trim().trim_end_matches(['…', '.']).to_lowercase();
-    matches!(
-        t.as_str(),
-        "ad" | "advertising"
-            | "advertisement"
-            | "pub"
-            | "publicité"
-            | "werb"
-            | "werbung"
-            | "广告"
-            | "реклама"
-            | "anuncio"
-            | "loading"
-            | "正在加载"
-            | "загрузка"
-            | "chargement"
-            | "cargando"
-    )
+    AD_WORDS.contains(&t.as_str())
 }
+
+/// Readability's ad and loading words, plus German, Spanish and Italian
+/// advertisement labels.
+const AD_WORDS: &[&str] = &[
+    "ad",
+    "advertising",
+    "advertisement",
+    "pub",
+    "publicité",
+    "werb",
+    "werbung",
+    "广告",
+    "реклама",
+    "anuncio",
+    "anzeige",
+    "publicidad",
+    "pubblicità",
+    "loading",
+    "正在加载",
+    "загрузка",
+    "chargement",
+    "cargando",
+];
 /// Puts the page's `<h1>` in front when the content starts after it. An h1
 /// inside removed chrome (a page header) counts only when the `<title>` repeats it.
 fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {

@@ -379,3 +379,99 @@ fn a_short_article_in_main_leaves_the_cookie_banner_outside() {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
     }
 }
+
+#[test]
+fn boxes_inside_the_article_that_name_themselves_boilerplate_are_dropped() {
+    // Class words Readability lets through when the class also says
+    // "article" or "content": related stories, share bars, author boxes,
+    // comment links, photo credits, meta lines.
+    let page = format!(
+        "<body><article class=\"post\">{PARA}\
+         <figure><img src=\"/r.jpg\" alt=\"\"><figcaption>A river bend at dusk \
+         <span class=\"img-credit\">Jane Roe/Agency</span></figcaption></figure>{PARA}\
+         <div class=\"RelatedCoverage-container ArticleBody\"><p>Related Coverage</p>\
+         <p><a href=\"/x\">Deltas of the world explained</a></p></div>{PARA}\
+         <div class=\"entry-meta\">Posted in Rivers</div>\
+         <div class=\"article-footer\"><a class=\"comments-link\" href=\"#c\">71 comments</a></div>\
+         <div class=\"TestReport__AuthorBox\"><p>Jane Doe writes about rivers, lakes, and the \
+         sea for the science desk.</p></div>{PARA}</article></body>"
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
+    assert!(
+        md.contains("A river bend at dusk"),
+        "the caption stays\n{md}"
+    );
+    for gone in [
+        "Jane Roe",
+        "Related Coverage",
+        "Deltas of the world",
+        "Posted in Rivers",
+        "71 comments",
+        "Jane Doe writes",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
+
+#[test]
+fn lead_ins_go_with_the_links_they_introduce_but_sentences_stay() {
+    let page = format!(
+        "<body><div class=\"entry-content\">{PARA}\
+         <p>Related: <a href=\"/s\">Chicago is a city of many bridges, old and new</a></p>{PARA}\
+         <p><strong>Auch interessant:</strong></p><ul><li><a href=\"/a\">Zehn Flüsse</a></li>\
+         <li><a href=\"/b\">Sieben Seen</a></li></ul>{PARA}\
+         <h2>Tags</h2><p>Tags on a river gauge record the flood marks of a century, and the \
+         town keeps them.</p>{PARA}\
+         <div><span>Tags: </span><a href=\"/t/1\">rivers</a>, <a href=\"/t/2\">valleys</a></div>\
+         <p>(Credit: Clayton Aldern / Grist)</p><p>Anzeige</p></div></body>"
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
+    // A sentence after the phrase is a link of the article; a heading
+    // followed by prose is a section.
+    assert!(md.contains("Chicago is a city of many bridges"), "{md}");
+    assert!(md.contains("## Tags") && md.contains("flood marks"), "{md}");
+    for gone in [
+        "Auch interessant",
+        "Zehn Flüsse",
+        "Sieben Seen",
+        "[rivers]",
+        "Clayton Aldern",
+        "Anzeige",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
+
+#[test]
+fn documentation_words_that_look_like_boilerplate_stay() {
+    // Sphinx ids name the API ("...SharedMemory", "credits"), DocBook marks
+    // a bibliography's authors with class `author`, and code or a table
+    // cell may say "AD", "related" or "Tags".
+    let page = "<body><div class=\"body\" role=\"main\">\
+        <section id=\"credits\"><h2>Credits</h2><p>BLAKE2 was designed by Jean-Philippe \
+        Aumasson, Samuel Neves, and Zooko Wilcox-O'Hearn, based on SHA-3 finalist BLAKE.</p></section>\
+        <dl id=\"multiprocessing.shared_memory.SharedMemory\"><dt>class SharedMemory(name)</dt>\
+        <dd><p>Creates a new shared memory block, or attaches to an existing one, by name.</p></dd></dl>\
+        <p>[date04] An Introduction to Database Systems. <span class=\"author\">C. J. Date</span>. \
+        Addison-Wesley, 2003, eighth edition, with exercises.</p>\
+        <p>The set holds <code><span class=\"pre\">related</span></code>, and the product of \
+        ABCD is <code><span class=\"pre\">AD</span></code> among others, in order.</p>\
+        <table><tr><th>Option</th><th>Meaning</th></tr><tr><td><span>tags</span></td>\
+        <td>A list of tags associated with this item, shown in the tree.</td></tr>\
+        <tr><td>text</td><td>The text to display for the item, in the first column.</td></tr></table>\
+        <pre>SELECT 'AD' AS era;</pre></div></body>";
+    let md = md_main(page);
+    for kept in [
+        "Jean-Philippe",
+        "class SharedMemory(name)",
+        "C. J. Date",
+        "`related`",
+        "`AD`",
+        "| tags |",
+        "SELECT 'AD' AS era;",
+    ] {
+        assert!(md.contains(kept), "{kept:?} lost\n{md}");
+    }
+}
