@@ -321,7 +321,22 @@ impl Page {
             let mut w = 0i8;
             let mut unlikely = false;
             let mut maybe = false;
-            for v in [c.class, c.id] {
+            // Page builders' structural classes say nothing about the
+            // content: Elementor wraps every text block in
+            // `elementor-widget-*` (Readability's negative "widget").
+            let builder;
+            let class = if c.class.contains("elementor") {
+                builder = c
+                    .class
+                    .split_ascii_whitespace()
+                    .filter(|t| !t.starts_with("elementor"))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                builder.as_str()
+            } else {
+                c.class
+            };
+            for v in [class, c.id] {
                 if v.is_empty() {
                     continue;
                 }
@@ -339,7 +354,7 @@ impl Page {
                 h.consent |= m.matched(CONSENT);
                 // Class only: documentation ids name what they document
                 // ("multiprocessing.shared_memory.SharedMemory", "credits").
-                h.boiler |= v == c.class && m.matched(BOILER);
+                h.boiler |= v == class && m.matched(BOILER);
             }
             h.weight = w;
             h.unlikely = unlikely && !maybe;
@@ -1365,6 +1380,7 @@ fn strip_boilerplate(
             let phrase = j > r
                 && match dom.tag(j) {
                     Some(Tag::H(2..=6) | Tag::P | Tag::Div | Tag::Dt) => true,
+                    Some(Tag::Block) => dom.name(j) == "figcaption",
                     // A span is a line of its own only in a short block or a figure.
                     Some(Tag::Inline | Tag::Bold | Tag::Italic) => {
                         page.in_figure[j] || before.chars[dom.nodes[j].parent as usize] <= 200
@@ -1374,8 +1390,9 @@ fn strip_boilerplate(
                 && (2..=150).contains(&before.chars[j])
                 && !page.in_table_code[j]
                 && first_word_is_known(dom, j);
-            let line = phrase && is_ad_or_credit_line(dom, before, page, j, &mut buf);
-            if small && (boiler || line) {
+            let line = (phrase && is_ad_or_credit_line(dom, before, page, j, &mut buf))
+                || (j > r && is_stock_credit(dom, before, page, j, &mut buf));
+            if (small && boiler) || line {
                 dead[j] = true;
                 j = dom.nodes[j].end as usize;
                 continue;
@@ -1486,7 +1503,46 @@ const CREDITS: &[&str] = &[
     "titelbild:",
     "crédit photo",
     "crédits photo",
+    // What an image viewer's caption says.
+    "click to enlarge",
+    "zum vergrößern",
+    "klicken zum vergrößern",
+    "bild vergrößern",
+    "cliquez pour agrandir",
 ];
+
+/// Stock photo agencies, as a credit names them (lower case).
+const STOCK_AGENCIES: &[&str] = &[
+    "shutterstock",
+    "getty images",
+    "gettyimages",
+    "istock",
+    "imago images",
+    "picture alliance",
+    "picture-alliance",
+    "adobe stock",
+    "adobestock",
+    "unsplash",
+    "pixabay",
+    "depositphotos",
+    "dreamstime",
+    "fotolia",
+    "123rf",
+    "alamy",
+];
+
+/// A short link or span in a figure that credits a stock photo agency
+/// ("TebNad/Shutterstock.com"); the caption around it stays.
+fn is_stock_credit(dom: &Dom<'_>, before: &Stats, page: &Page, j: usize, buf: &mut String) -> bool {
+    if !page.in_figure[j]
+        || !matches!(dom.tag(j), Some(Tag::A | Tag::Inline | Tag::Italic))
+        || !(3..=80).contains(&before.chars[j])
+    {
+        return false;
+    }
+    let t = lower_text(dom, j, buf);
+    STOCK_AGENCIES.iter().any(|a| t.contains(a))
+}
 
 /// First words of `LEAD_INS`, `CREDITS` and `AD_WORDS`.
 static FIRST_WORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
@@ -1554,7 +1610,7 @@ fn is_ad_or_credit_line(
     // all of its block or sits in a figure ("AD" inside a sentence or a
     // table is text).
     let alone = match dom.tag(j) {
-        Some(Tag::P | Tag::Div) => true,
+        Some(Tag::P | Tag::Div | Tag::Block) => true,
         Some(Tag::Inline | Tag::Italic) => {
             page.in_figure[j] || before.chars[dom.nodes[j].parent as usize] <= before.chars[j] + 2
         }

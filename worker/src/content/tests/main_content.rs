@@ -475,3 +475,58 @@ fn documentation_words_that_look_like_boilerplate_stay() {
         assert!(md.contains(kept), "{kept:?} lost\n{md}");
     }
 }
+
+#[test]
+fn page_builder_wrappers_do_not_count_against_their_text() {
+    // Elementor wraps every text block in `elementor-widget-*` classes;
+    // with Readability's negative word "widget" the first attempt cleans
+    // them all away, and the retry without class filters brings back the
+    // box beside them.
+    let widget = |text: &str| {
+        format!(
+            "<div class=\"elementor-element elementor-widget elementor-widget-text-editor\">\
+             <div class=\"elementor-widget-container\"><div class=\"elementor-text-editor\">\
+             <p>{text}</p></div></div></div>"
+        )
+    };
+    let page = format!(
+        "<body><div class=\"entry\"><section class=\"elementor-section\">\
+         <div class=\"elementor-container\"><div class=\"elementor-widget-wrap\">{}{}{}{}</div>\
+         <div class=\"sidebar-box\"><p>Final summer sale: grab the hottest bargains of the \
+         season, before the summer is over, while they last.</p></div></div></section></div></body>",
+        widget(
+            "Summer is here, short dresses come out again, and hair is worn up: the perfect \
+             time to show your earrings, even without pierced ears, in silver or gold."
+        ),
+        widget(
+            "Earcuff: Zoeca, with longer earrings, in rose gold and silver, for every day, \
+             and a small hoop, the Stella, for the evening, when it gets late."
+        ),
+        widget(
+            "Lui Lu designed charms, such as this small lightning bolt, that you can combine \
+             with any of their earrings, one by one, or all of them together."
+        ),
+        widget(
+            "Subtle, and never loud: the small hoops by Zoeca, called bling hug, go with a \
+             more striking ear cuff, the Daisy, on the other ear."
+        ),
+    );
+    let md = md_main(&page);
+    for kept in ["Summer is here", "Earcuff: Zoeca", "Lui Lu designed charms"] {
+        assert!(md.contains(kept), "{kept:?} lost\n{md}");
+    }
+    assert!(!md.contains("Final summer sale"), "{md}");
+}
+
+#[test]
+fn a_stock_agency_credit_goes_but_the_caption_stays() {
+    let page = format!(
+        "<body><div class=\"article\">{PARA}<figure>\
+         <img src=\"/oil.jpg\" alt=\"\"><figcaption><p>Oil pumps at sunset. Image: \
+         <a href=\"https://stock.example/123\">TebNad/Shutterstock.com</a></p></figcaption>\
+         </figure>{PARA}{PARA}</div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Oil pumps at sunset"), "{md}");
+    assert!(!md.contains("Shutterstock"), "{md}");
+}
