@@ -325,11 +325,13 @@ impl Page {
             // content: Elementor wraps every text block in
             // `elementor-widget-*` (Readability's negative "widget").
             let builder;
-            let class = if c.class.contains("elementor") {
+            // A modifier saying a block holds ads ("o-section--has-ads")
+            // does not make the block an ad.
+            let class = if c.class.contains("elementor") || c.class.contains("has-ad") {
                 builder = c
                     .class
                     .split_ascii_whitespace()
-                    .filter(|t| !t.starts_with("elementor"))
+                    .filter(|t| !t.starts_with("elementor") && !t.contains("has-ad"))
                     .collect::<Vec<_>>()
                     .join(" ");
                 builder.as_str()

@@ -191,6 +191,30 @@ fn text_format_has_paragraphs_and_no_markup() {
 }
 
 #[test]
+fn markdown_text_and_chunks_are_composed_unicode() {
+    // "Babyschalen sollte geprüft werden" written with "u" + U+0308.
+    let html = "<h2>Tipps zum Kauf</h2><p>Besonders bei Babyschalen sollte gepru\u{308}ft \
+        werden, ob die Gurtla\u{308}nge reicht.</p>";
+    let opts = ContentOptions {
+        only_main_content: false,
+        want_text: true,
+        chunk_size: Some(200),
+        ..ContentOptions::default()
+    };
+    let out = run(html, &opts);
+    let composed = "sollte geprüft werden, ob die Gurtlänge reicht.";
+    let md = out.markdown.unwrap_or_default();
+    assert!(md.contains(composed), "{md:?}");
+    assert!(!md.contains('\u{308}'), "{md:?}");
+    assert!(out.text.unwrap_or_default().contains(composed));
+    let chunks = out.chunks.unwrap_or_default();
+    assert!(
+        chunks.iter().any(|c| c.text.contains(composed)),
+        "{chunks:?}"
+    );
+}
+
+#[test]
 fn html_format_is_cleaned_with_absolute_urls() {
     let html =
         "<body><div onclick=\"x()\" style=\"color:red\" class=\"c\"><a href=\"/a\">A &amp; B</a>\
