@@ -530,3 +530,26 @@ fn a_stock_agency_credit_goes_but_the_caption_stays() {
     assert!(md.contains("Oil pumps at sunset"), "{md}");
     assert!(!md.contains("Shutterstock"), "{md}");
 }
+
+#[test]
+fn a_block_marked_as_holding_ads_is_not_an_ad() {
+    // `o-section--has-ads` says the section has ad slots in it; the
+    // article is in it all the same. Taking the class for an ad dropped the
+    // article, and only the list of other stories was left.
+    let more: String = (1..=6)
+        .map(|i| {
+            format!(
+                "<p><a href=\"/s/{i}\">Story {i}: a town on the river and its bridges</a> \
+                 The town rebuilt its bridges after the flood of the century with money from \
+                 the state and the help of its neighbours.</p>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><section class=\"o-section o-section--has-ads js-section--has-ads\">\
+         <div class=\"c-article-body\">{PARA}{PARA}{PARA}{PARA}</div></section>\
+         <div class=\"c-more\">{more}</div></body>"
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
+}
