@@ -327,7 +327,9 @@ impl Page {
             let builder;
             // A modifier saying a block holds ads ("o-section--has-ads")
             // does not make the block an ad.
-            let class = if c.class.contains("elementor") || c.class.contains("has-ad") {
+            let class = if c.class.len() >= 6
+                && (c.class.contains("elementor") || c.class.contains("has-ad"))
+            {
                 builder = c
                     .class
                     .split_ascii_whitespace()
@@ -338,7 +340,7 @@ impl Page {
             } else {
                 c.class
             };
-            for v in [class, c.id] {
+            for (v, is_class) in [(class, true), (c.id, false)] {
                 if v.is_empty() {
                     continue;
                 }
@@ -356,7 +358,7 @@ impl Page {
                 h.consent |= m.matched(CONSENT);
                 // Class only: documentation ids name what they document
                 // ("multiprocessing.shared_memory.SharedMemory", "credits").
-                h.boiler |= v == class && m.matched(BOILER);
+                h.boiler |= is_class && m.matched(BOILER);
             }
             h.weight = w;
             h.unlikely = unlikely && !maybe;
@@ -1547,16 +1549,33 @@ fn is_stock_credit(dom: &Dom<'_>, before: &Stats, page: &Page, j: usize, buf: &m
 }
 
 /// First words of `LEAD_INS`, `CREDITS` and `AD_WORDS`.
-static FIRST_WORDS: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
-    let mut w: Vec<&str> = LEAD_INS
+static FIRST_WORDS: LazyLock<rustc_hash::FxHashSet<&'static str>> = LazyLock::new(|| {
+    LEAD_INS
         .iter()
         .chain(CREDITS)
         .chain(AD_WORDS)
         .filter_map(|p| p.split(|c: char| !is_word_char(c)).find(|w| !w.is_empty()))
-        .collect();
-    w.sort_unstable();
-    w.dedup();
-    w
+        .collect()
+});
+
+/// The ASCII first letters and the lengths (in bytes, under 32) of
+/// `FIRST_WORDS`, as bit masks.
+static FIRST_FILTER: LazyLock<(u128, u32)> = LazyLock::new(|| {
+    FIRST_WORDS.iter().fold((0, 0), |(letters, lengths), w| {
+        let b = w.as_bytes()[0];
+        (
+            if b.is_ascii() {
+                letters | 1u128 << b
+            } else {
+                letters
+            },
+            if w.len() < 32 {
+                lengths | 1u32 << w.len()
+            } else {
+                lengths
+            },
+        )
+    })
 });
 
 fn is_word_char(c: char) -> bool {
@@ -1572,26 +1591,44 @@ fn first_word_is_known(dom: &Dom<'_>, j: usize) -> bool {
         let Kind::Text(t) = dom.nodes[k].kind else {
             continue;
         };
+        let bytes = t.as_bytes();
+        let Some(start) = bytes
+            .iter()
+            .position(|&b| !(b.is_ascii_whitespace() || b == b'(' || b == b'['))
+        else {
+            continue;
+        };
+        let rest = &bytes[start..];
+        // The common case, an ASCII word: no char decoding.
+        let len = rest
+            .iter()
+            .position(|&b| !(b.is_ascii_alphanumeric() || b == b'-'))
+            .unwrap_or(rest.len());
+        if len > 0 && rest.get(len).is_none_or(|b| b.is_ascii()) {
+            if len >= 32 {
+                return false;
+            }
+            // Most words are ruled out by first letter and length.
+            let (letters, lengths) = *FIRST_FILTER;
+            if letters & (1u128 << rest[0].to_ascii_lowercase()) == 0
+                || lengths & (1u32 << len) == 0
+            {
+                return false;
+            }
+            let mut lower = [0u8; 32];
+            let lower = &mut lower[..len];
+            lower.copy_from_slice(&rest[..len]);
+            lower.make_ascii_lowercase();
+            return std::str::from_utf8(lower).is_ok_and(|w| FIRST_WORDS.contains(w));
+        }
+        // A word with letters beyond ASCII ("À", "ähnliche", "广告"), or
+        // space that is not ASCII before it.
         let t = t.trim_start_matches(|c: char| c.is_whitespace() || c == '(' || c == '[');
-        if t.is_empty() {
+        let word = t.split(|c: char| !is_word_char(c)).next().unwrap_or("");
+        if word.is_empty() {
             continue;
         }
-        let word = t.split(|c: char| !is_word_char(c)).next().unwrap_or("");
-        if word.is_empty() || word.len() > 24 {
-            return false;
-        }
-        if word.is_ascii() {
-            let mut lower = [0u8; 24];
-            let lower = &mut lower[..word.len()];
-            lower.copy_from_slice(word.as_bytes());
-            lower.make_ascii_lowercase();
-            return FIRST_WORDS
-                .binary_search_by(|w| w.as_bytes().cmp(lower))
-                .is_ok();
-        }
-        return FIRST_WORDS
-            .binary_search(&word.to_lowercase().as_str())
-            .is_ok();
+        return word.len() <= 32 && FIRST_WORDS.contains(word.to_lowercase().as_str());
     }
     false
 }
