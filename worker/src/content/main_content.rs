@@ -233,7 +233,7 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         r"(?i)-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
         r"(?i)(\b|_)(share|sharedaddy)(\b|_)",
         // Ours, on whole words: consent banners, ads, newsletters.
-        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|author-?(box|bio|info))([^a-z]|$)",
+        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|forum|author-?(box|bio|info))([^a-z]|$)",
         // Of those, consent banners (dropped in every attempt).
         r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
         // Ours, after the selection (trafilatura's discard words): related
@@ -268,6 +268,10 @@ struct Hint {
     share: bool,
     /// Boilerplate inside an article by class/id (see `BOILER`).
     boiler: bool,
+    /// Boilerplate by an id that is only such a word ("meta", "byline"):
+    /// counts when the element holds no heading (documentation sections
+    /// take their ids from their headings).
+    boiler_id: bool,
     /// Hidden by attribute or inline style.
     hidden: bool,
     /// A role Readability drops.
@@ -281,6 +285,8 @@ struct Page {
     block_desc: Vec<bool>,
     /// Holds a `<pre>`.
     pre_desc: Vec<bool>,
+    /// Holds a heading.
+    head_desc: Vec<bool>,
     /// A `<div>` wrapping a single `<p>` and no text: stands for that paragraph.
     single_p: Vec<bool>,
     /// Inside a `<table>`, `<code>` or `<pre>` (never an unlikely candidate).
@@ -359,6 +365,7 @@ impl Page {
                 // Class only: documentation ids name what they document
                 // ("multiprocessing.shared_memory.SharedMemory", "credits").
                 h.boiler |= is_class && m.matched(BOILER);
+                h.boiler_id |= !is_class && is_boiler_id(v);
             }
             h.weight = w;
             h.unlikely = unlikely && !maybe;
@@ -366,6 +373,7 @@ impl Page {
         // Children before parents: block descendants, single-<p> wrappers, table facts.
         let mut block_desc = vec![false; n];
         let mut pre_desc = vec![false; n];
+        let mut head_desc = vec![false; n];
         let mut children = vec![0u8; n];
         let mut only_p = vec![false; n];
         let mut own_text = vec![false; n];
@@ -402,6 +410,9 @@ impl Page {
                     }
                     if tag == Tag::Pre || pre_desc[i] {
                         pre_desc[p] = true;
+                    }
+                    if matches!(tag, Tag::H(_)) || head_desc[i] {
+                        head_desc[p] = true;
                     }
                     if !dead[i] {
                         children[p] = children[p].saturating_add(1);
@@ -474,6 +485,7 @@ impl Page {
             hints,
             block_desc,
             pre_desc,
+            head_desc,
             single_p,
             in_table_code,
             keep_inside,
@@ -519,6 +531,13 @@ fn is_data_table(
         return false;
     }
     if rows == 1 || cols == 1 {
+        return false;
+    }
+    // A form laid out in a table (labels beside inputs) is not data. Tables
+    // that reach this point hold no table, so these scans do not overlap.
+    if (t + 1..end)
+        .any(|k| dom.tag(k) == Some(Tag::Input) || matches!(dom.name(k), "textarea" | "select"))
+    {
         return false;
     }
     rows >= 10 || cols > 4 || rows * cols > 10
@@ -574,7 +593,13 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
             let stats = Stats::compute(dom, &dead);
             let root = main_landmark(dom, &dead, &stats, body);
             let len = clean(dom, &mut dead, &stats, &page, &[root], WEIGHT_CLASSES);
-            let better = (short && len >= 2 * b.len.max(50))
+            let better = (short
+                && len >= 2 * b.len.max(50)
+                && (root != body
+                    || !adds_mostly_links(
+                        &kept(dom, &page, &b.dead, &b.roots),
+                        &kept(dom, &page, &dead, &[root]),
+                    )))
                 || (!page.has_landmark[body]
                     && doc_page_wins(
                         &kept(dom, &page, &b.dead, &b.roots),
@@ -605,6 +630,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
         );
     };
     strip_boilerplate(dom, &mut dead, &before, &page, &roots);
+    drop_remnants(dom, &mut dead, &before, &page, &roots);
     add_title_heading(dom, &mut dead, &mut roots);
     (Selection { roots, dead }, before)
 }
@@ -703,6 +729,14 @@ fn doc_page_wins(sel: &Kept, all: &Kept, landmark: bool) -> bool {
     all.pre_chars > sel.pre_chars
         || all.table_chars > sel.table_chars
         || all.chars as f32 >= DOC_MORE_TEXT * sel.chars as f32
+}
+
+/// Whether what `all` keeps beyond `sel` is mostly link text (menus, link
+/// columns), unless `all` holds a table of contents.
+fn adds_mostly_links(sel: &Kept, all: &Kept) -> bool {
+    let more = all.chars.saturating_sub(sel.chars);
+    let more_links = all.link_chars.saturating_sub(sel.link_chars);
+    !all.toc && more_links as f32 > DOC_LINK_DENSITY * more as f32
 }
 
 /// The largest live `<main>` (or `role=main`) holding text, else the body.
@@ -1323,7 +1357,10 @@ fn remove_in_clean(
     } else {
         0
     };
-    (!figure && img > 1 && (p as f32 / img as f32) < 0.5)
+    // Readability's gallery rule counts `<p>`s; text written with `<br>`s
+    // between the pictures (old table layouts) is an article, not a gallery.
+    let gallery = img > 1 && (p as f32 / img as f32) < 0.5 && (c.chars < 150 * img || ld >= 0.2);
+    (!figure && gallery)
         || (!is_list && li > p as i64)
         || input > p / 3
         || (!is_list
@@ -1374,7 +1411,7 @@ fn strip_boilerplate(
                     let parent = before.chars[dom.nodes[j].parent as usize];
                     2 * before.chars[j] >= parent || parent <= 80
                 };
-            let boiler = page.hints[j].boiler
+            let boiler = (page.hints[j].boiler || (page.hints[j].boiler_id && !page.head_desc[j]))
                 && inline_ok
                 && !page.keep_inside[j]
                 && !page.pre_desc[j]
@@ -1394,7 +1431,9 @@ fn strip_boilerplate(
                 && (2..=150).contains(&before.chars[j])
                 && !page.in_table_code[j]
                 && first_word_is_known(dom, j);
-            let line = (phrase && is_ad_or_credit_line(dom, before, page, j, &mut buf))
+            let line = (phrase
+                && (is_ad_or_credit_line(dom, before, page, j, &mut buf)
+                    || is_promo_link(dom, before, j, &mut buf)))
                 || (j > r && is_stock_credit(dom, before, page, j, &mut buf));
             if (small && boiler) || line {
                 dead[j] = true;
@@ -1432,6 +1471,100 @@ fn strip_boilerplate(
             j += 1;
         }
     }
+}
+
+/// Drops what is left of a box the cleaning emptied: a heading over a
+/// teaser or a download list that went ("Dieses Skript als PDF
+/// herunterladen"), the label of a removed widget.
+fn drop_remnants(dom: &Dom<'_>, dead: &mut [bool], before: &Stats, page: &Page, roots: &[usize]) {
+    for &r in roots {
+        let end = dom.nodes[r].end as usize;
+        // Live text per element, children before parents.
+        let mut live_nodes = Vec::new();
+        let mut j = r;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            live_nodes.push(j);
+            j += 1;
+        }
+        // Whether that text is in paragraphs, list items, definitions, cells
+        // or code: what is left is then content (a function's description
+        // whose note went), not a label.
+        let mut live = vec![0u32; end - r];
+        let mut prose = vec![false; end - r];
+        for &j in live_nodes.iter().rev() {
+            if let Kind::Text(_) = dom.nodes[j].kind {
+                live[j - r] += dom.nodes[j].text.chars;
+            }
+            if j > r {
+                let p = dom.nodes[j].parent as usize;
+                live[p - r] += live[j - r];
+                prose[p - r] |= prose[j - r]
+                    || (live[j - r] > 0
+                        && matches!(
+                            dom.tag(j),
+                            Some(
+                                Tag::P
+                                    | Tag::Dd
+                                    | Tag::Dt
+                                    | Tag::Li
+                                    | Tag::Td
+                                    | Tag::Pre
+                                    | Tag::Code
+                            )
+                        ));
+            }
+        }
+        let mut j = r + 1;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            let (now, was) = (live[j - r], before.chars[j]);
+            if dom.tag(j).is_some()
+                && was >= 150
+                && now > 0
+                && now <= 80
+                && 4 * now <= was
+                && !prose[j - r]
+                && !page.keep_inside[j]
+                && !page.pre_desc[j]
+                && !page.data_table[j]
+            {
+                dead[j] = true;
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            j += 1;
+        }
+    }
+}
+
+/// An id that is only a boilerplate word: "meta", "byline", "tags".
+fn is_boiler_id(id: &str) -> bool {
+    const IDS: &[&str] = &[
+        "meta",
+        "postmeta",
+        "post-meta",
+        "entry-meta",
+        "byline",
+        "author",
+        "author-box",
+        "authorbox",
+        "share",
+        "sharing",
+        "social",
+        "tags",
+        "related",
+        "related-posts",
+        "breadcrumb",
+        "breadcrumbs",
+    ];
+    id.len() <= 13 && IDS.iter().any(|w| w.eq_ignore_ascii_case(id))
 }
 
 /// What introduces a list of other stories ("Related", "You might also
@@ -1478,6 +1611,10 @@ const LEAD_INS: &[&str] = &[
     "leggi anche",
     "potrebbe interessarti",
     "articoli correlati",
+];
+
+/// What introduces a list of tags, lower case.
+const TAG_LEAD_INS: &[&str] = &[
     "tags",
     "schlagwörter",
     "schlagworte",
@@ -1507,6 +1644,9 @@ const CREDITS: &[&str] = &[
     "titelbild:",
     "crédit photo",
     "crédits photo",
+    "image illustrative",
+    "photo d'illustration",
+    "photo d’illustration",
     // What an image viewer's caption says.
     "click to enlarge",
     "zum vergrößern",
@@ -1548,10 +1688,11 @@ fn is_stock_credit(dom: &Dom<'_>, before: &Stats, page: &Page, j: usize, buf: &m
     STOCK_AGENCIES.iter().any(|a| t.contains(a))
 }
 
-/// First words of `LEAD_INS`, `CREDITS` and `AD_WORDS`.
+/// First words of `LEAD_INS`, `TAG_LEAD_INS`, `CREDITS` and `AD_WORDS`.
 static FIRST_WORDS: LazyLock<rustc_hash::FxHashSet<&'static str>> = LazyLock::new(|| {
     LEAD_INS
         .iter()
+        .chain(TAG_LEAD_INS)
         .chain(CREDITS)
         .chain(AD_WORDS)
         .filter_map(|p| p.split(|c: char| !is_word_char(c)).find(|w| !w.is_empty()))
@@ -1680,7 +1821,8 @@ fn lower_text<'b>(dom: &Dom<'_>, j: usize, buf: &'b mut String) -> &'b str {
     if buf.is_ascii() {
         buf.make_ascii_lowercase();
     } else {
-        *buf = buf.to_lowercase();
+        // Soft hyphens ("illus&shy;tra&shy;tive") do not show.
+        *buf = buf.replace('\u{ad}', "").to_lowercase();
     }
     buf.trim()
 }
@@ -1703,9 +1845,28 @@ fn is_lead_in(dom: &Dom<'_>, before: &Stats, j: usize, buf: &mut String) -> bool
     // The phrase alone, or with a word or two ("Related Coverage"); a
     // sentence after it ("Related: Chicago is ...", "Read more about ad
     // blocking here") is a link inside the article, which stays.
-    LEAD_INS.iter().any(|p| {
+    LEAD_INS.iter().chain(TAG_LEAD_INS).any(|p| {
         t.strip_prefix(p)
             .is_some_and(|rest| rest.split_whitespace().count() <= 2 && !rest.contains(':'))
+    })
+}
+
+/// A paragraph that is only a link to another story and says so ("Lesen
+/// Sie hier einen weiteren spannenden Beitrag …", "Read more about this").
+fn is_promo_link(dom: &Dom<'_>, before: &Stats, j: usize, buf: &mut String) -> bool {
+    let c = before.chars[j];
+    if !(8..=150).contains(&c)
+        || before.link_chars[j] + 2 < c
+        || !matches!(dom.tag(j), Some(Tag::P | Tag::Div))
+    {
+        return false;
+    }
+    // "Related: <headline>" names the story, as a link in the text would
+    // (Readability keeps those): only the generic ones go.
+    let t = lower_text(dom, j, buf);
+    LEAD_INS.iter().any(|p| {
+        t.strip_prefix(p)
+            .is_some_and(|rest| !rest.trim_start().starts_with(':'))
     })
 }
 
