@@ -22,6 +22,17 @@ trafilatura scores it: a "with" snippet found in the extracted plain text is a
 TP, missing an FN; a "without" snippet found is an FP, absent a TN. Whitespace is
 collapsed on both sides before the substring test. P/R/F1/accuracy are over all
 snippets of the set (micro).
+
+Dataset C - newspaper4k's test articles (newspaper4k 0.9.6 sdist on PyPI,
+tests/data/html + tests/data/txt): the 18 pages its tests check the article
+text of (`known_websites`, `language_article_fixture`, `cnn_article` in
+tests/conftest.py), in 10 languages (ar, en, es, ja, ko, lv, my, th, zh, plus
+one Nigerian English page). Ground truth is newspaper4k's own text (snapshots
+its tests compare against, one of them with a known missing lead paragraph),
+so the set measures agreement with newspaper4k: a third opinion that is
+neither Readability's nor trafilatura's. Scored like A (4-word-shingle F1 per
+page, averaged); Thai, Lao, Myanmar and Khmer, written without spaces between
+words, are one token per character like Chinese and Japanese.
 """
 import collections
 import html.parser
@@ -95,14 +106,16 @@ def markdown_words_source(md):
     return md
 
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = ("\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+        "\u0e00-\u0eff\u1000-\u109f\u1780-\u17ff")  # + Thai, Lao, Myanmar, Khmer
 _TOKEN = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
 
 
 def words(text):
     """NFKC, lowercase, tokens = runs of letters/digits (Unicode \\w without
     `_`), so punctuation and markup symbols vanish; Chinese/Japanese
-    characters (no spaces between words) are one token each."""
+    characters (no spaces between words) are one token each, and so are Thai,
+    Lao, Myanmar and Khmer ones."""
     return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
 
 
@@ -189,6 +202,52 @@ def dataset_b():
         pages.append({"id": "B/" + e["file"], "html": path, "url": e["url"],
                       "with": with_, "without": without, "subset": "B",
                       "lang": lang_of(None, raw, " ".join(with_))})
+    return pages
+
+
+NEWSPAPER_PAGES = [
+    # (file, url, language): tests/conftest.py of newspaper4k 0.9.6. The
+    # `known_websites` pages are tested with the URL www.test.com; their real
+    # URL is in tests/data/metadata/<file>.json.
+    ("cnn_001", None, None), ("cnn_002", None, None), ("time_001", None, None),
+    ("wired_001", None, None), ("article_with_br", None, None),
+    ("article_with_divs", None, None), ("yna_co_kr", None, None),
+    ("cnn_article",
+     "http://www.cnn.com/2013/11/27/travel/weather-thanksgiving/index.html?iref=allsearch", "en"),
+    ("thai_article", "https://prachatai.com/journal/2019/01/80642", "th"),
+    ("arabic_article", "http://arabic.cnn.com/2013/middle_east/8/2/syria.clashes/index.html", "ar"),
+    ("spanish_article", "http://ultimahora.es/mallorca/noticia/noticias/local/fiscal"
+     "ia-anticorrupcion-estudia-recurre-imputacion-infanta.html", "es"),
+    ("chinese_article", "http://news.sohu.com/20050601/n225789219.shtml", "zh"),
+    ("japanese_article",
+     "https://www.nikkei.com/article/DGXMZO31897660Y8A610C1000000/?n_cid=DSTPCS001", "ja"),
+    ("japanese_article2", "http://www.afpbb.com/articles/-/3178894", "ja"),
+    ("chinese_article_001",
+     "https://china.chinadaily.com.cn/a/202311/17/WS65571297a310d5acd876f404.html", "zh"),
+    ("chinese_article_002", "http://www.news.cn/fortune/2023-11/17/c_1129981476.htm", "zh"),
+    ("latvian_article", "https://www.lsm.lv/raksts/zinas/arzemes/norvegija-pec-zemes-nogruvuma-"
+     "pieci-bojagajusie.a387519/", "lv"),
+    ("burmese_article", "https://www.bbc.com/burmese/burma-45989453", "my"),
+]
+
+
+def dataset_c():
+    base = os.path.join(DATA, "newspaper4k-0.9.6", "tests", "data")
+    pages = []
+    for name, url, lang in NEWSPAPER_PAGES:
+        src = os.path.join(base, "html", name + ".html")
+        with open(os.path.join(base, "txt", name + ".txt"), encoding="utf-8") as f:
+            truth = f.read()
+        meta_path = os.path.join(base, "metadata", name + ".json")
+        meta = {}
+        if os.path.isfile(meta_path):
+            with open(meta_path, encoding="utf-8") as f:
+                meta = json.load(f)
+        with open(src, "rb") as f:
+            raw = f.read()
+        pages.append({"id": "C/" + name, "html": src, "url": url or meta.get("url") or FAKE_URL,
+                      "truth": truth, "subset": "C",
+                      "lang": lang or lang_of(meta.get("meta_lang") or None, raw, truth)})
     return pages
 
 
@@ -283,9 +342,10 @@ def main():
     rerun = set(SYSTEMS)
     if "--only" in sys.argv:
         rerun = set(sys.argv[sys.argv.index("--only") + 1].split(","))
-    a, b = dataset_a(), dataset_b()
-    texts, ms = extract_all(a + b, rerun)
+    a, b, c = dataset_a(), dataset_b(), dataset_c()
+    texts, ms = extract_all(a + b + c, rerun)
     a_rows = score_a(a, texts)
+    c_rows = score_a(c, texts)
     lines = []
     out = lines.append
 
@@ -349,8 +409,27 @@ def main():
         " (declared `<html lang>`, else an English function-word test; 'und' = undeclared "
         "and not English).\n")
 
+    # ---- Dataset C
+    out("## C: newspaper4k's test articles, 4-word-shingle F1 vs its text snapshots\n")
+    out("Ground truth is newspaper4k's own output: a third tool, neither Readability "
+        "nor trafilatura.\n")
+    out("| Subset | Pages | " + " | ".join(LABEL[s] + " P / R / **F1**"
+                                          for s in SYSTEMS + ["webdata-text"]) + " |")
+    out("|---" * (2 + len(SYSTEMS) + 1) + "|")
+    for name, ps in [("C, all", c), ("C, English", [p for p in c if is_en(p)]),
+                     ("C, non-English", [p for p in c if not is_en(p)])]:
+        cells = []
+        for s in SYSTEMS + ["webdata-text"]:
+            pr = statistics.mean(c_rows[p["id"]][s][0] for p in ps)
+            rc = statistics.mean(c_rows[p["id"]][s][1] for p in ps)
+            f1 = statistics.mean(c_rows[p["id"]][s][2] for p in ps)
+            cells.append(f"{pr:.3f} / {rc:.3f} / **{f1:.3f}**")
+        out(f"| {name} | {len(ps)} | " + " | ".join(cells) + " |")
+    langs = collections.Counter(p["lang"] for p in c)
+    out("\nC languages: " + ", ".join(f"{k} {v}" for k, v in langs.most_common()) + ".\n")
+
     out("## Time (sum over all %d pages, one process each, wall clock inside the "
-        "extractor loop)\n" % len(a + b))
+        "extractor loop)\n" % len(a + b + c))
     for s in SYSTEMS:
         out(f"- {LABEL[s]}: {ms[s]:.0f} ms")
     out("")
@@ -361,6 +440,14 @@ def main():
     out("|---|---|---|---|---|")
     for p in sorted(real, key=lambda p: a_rows[p["id"]]["webdata"][2]):
         r = a_rows[p["id"]]
+        out(f"| {p['id'][2:]} | {p['lang']} | {r['webdata'][2]:.3f} | "
+            f"{r['trafilatura'][2]:.3f} | {r['readability'][2]:.3f} |")
+    out("")
+    out("## C per page (4-word-shingle F1), lowest webdata first\n")
+    out("| Page | Lang | webdata | trafilatura | Readability.js |")
+    out("|---|---|---|---|---|")
+    for p in sorted(c, key=lambda p: c_rows[p["id"]]["webdata"][2]):
+        r = c_rows[p["id"]]
         out(f"| {p['id'][2:]} | {p['lang']} | {r['webdata'][2]:.3f} | "
             f"{r['trafilatura'][2]:.3f} | {r['readability'][2]:.3f} |")
     out("")

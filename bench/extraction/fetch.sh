@@ -9,6 +9,8 @@
 #   trafilatura 0.6.0 (crates.io)    comparison-data/entries.json: trafilatura's
 #                                    evaluation annotations (960 pages)
 #   trafilatura 1.1.0 (PyPI sdist)   tests/cache/: the HTML of 100 of them
+#   newspaper4k 0.9.6 (PyPI sdist)   tests/data/{html,txt}: 18 news pages in
+#                                    10 languages with newspaper4k's text
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DATA=.bench-data/extraction
@@ -19,6 +21,7 @@ declare -A SHA=(
   [readabilityrs-0.1.4.crate]=7c42603b08707aa2d44baa0ff2ec8fb89d66fbce4bc8eb5eec894009b6d18159
   [trafilatura-0.6.0.crate]=939e0b721b81110ab7c91c5ba4e39697f367a3a61fbf7c0832f7e38c57972659
   [trafilatura-1.1.0.tar.gz]=650678fe3b3219795ccc72d8d37d2a9dc8c3070529598fddc2809ccd27c55bc4
+  [newspaper4k-0.9.6.tar.gz]=a3f2f0e017dddb6f1019ee77aaa8980e13e6ecea0b949abc7167aae4770d2d0e
 )
 
 ok() { [ -s "$DL/$1" ] && echo "${SHA[$1]}  $DL/$1" | sha256sum -c --status; }
@@ -52,10 +55,14 @@ TOML
   done
 fi
 
-# PyPI sdist (source only, no dependencies).
+# PyPI sdists (source only, no dependencies).
 if ! ok trafilatura-1.1.0.tar.gz; then
   echo "fetch.sh: pip download trafilatura==1.1.0 (sdist)"
   python3 -m pip download --quiet --no-deps --no-binary :all: -d "$DL" trafilatura==1.1.0
+fi
+if ! ok newspaper4k-0.9.6.tar.gz; then
+  echo "fetch.sh: pip download newspaper4k==0.9.6 (sdist)"
+  python3 -m pip download --quiet --no-deps --no-binary :all: -d "$DL" newspaper4k==0.9.6
 fi
 
 for f in "${!SHA[@]}"; do
@@ -72,9 +79,11 @@ unpack() { # archive dir
 unpack readabilityrs-0.1.4.crate readabilityrs-0.1.4
 unpack trafilatura-0.6.0.crate trafilatura-0.6.0
 unpack trafilatura-1.1.0.tar.gz trafilatura-1.1.0
+unpack newspaper4k-0.9.6.tar.gz newspaper4k-0.9.6
 
 echo "fetch.sh: $(ls "$DATA/readabilityrs-0.1.4/tests/test-pages" | wc -l) Readability test pages," \
-  "$(ls "$DATA/trafilatura-1.1.0/tests/cache" | wc -l) trafilatura cache pages in $DATA"
+  "$(ls "$DATA/trafilatura-1.1.0/tests/cache" | wc -l) trafilatura cache pages," \
+  "$(ls "$DATA/newspaper4k-0.9.6/tests/data/txt" | wc -l) newspaper4k texts in $DATA"
 
 # The extractors we compare with: latest trafilatura (PyPI) in its own venv,
 # Readability.js + jsdom (npm). Installed once; `FETCH_UPGRADE=1` refreshes.

@@ -53,6 +53,27 @@ fn is_hidden(c: &Common<'_>) -> bool {
     }
 }
 
+/// Text for screen readers only ("Image caption", "Skip to content",
+/// "(opens in a new tab)"), by the class names sites use for it.
+fn is_screen_reader_only(class: &str) -> bool {
+    const CLASSES: &[&str] = &[
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "off-screen",
+        "offscreen",
+        "screen-reader-text",
+        "screen-reader-only",
+        "screenreader-only",
+        "u-visually-hidden",
+        "element-invisible",
+    ];
+    !class.is_empty()
+        && class
+            .split_ascii_whitespace()
+            .any(|t| CLASSES.iter().any(|c| c.eq_ignore_ascii_case(t)))
+}
+
 /// Per-node text sums over live nodes.
 pub struct Stats {
     /// Visible characters in the subtree.
@@ -238,7 +259,7 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
         // Ours, after the selection (trafilatura's discard words): related
         // stories, share and tag bars, author boxes, comment links, photo credits.
-        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more",
+        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more",
     ])
     .ok()
 });
@@ -320,7 +341,7 @@ impl Page {
                 continue;
             }
             let c = dom.common(i);
-            h.hidden = is_hidden(&c);
+            h.hidden = is_hidden(&c) || is_screen_reader_only(c.class);
             h.role = !c.role.is_empty()
                 && (UNLIKELY_ROLES.contains(&c.role) || matches!(c.role, "search" | "contentinfo"));
             let Some(set) = set else { continue };
@@ -368,6 +389,14 @@ impl Page {
                 h.boiler_id |= !is_class && is_boiler_id(v);
             }
             h.weight = w;
+            // A heading whose class says it is one ("subheader",
+            // "section-header") is not a page header: CNN's section headings.
+            if unlikely && matches!(dom.tag(i), Some(Tag::H(2..=6))) {
+                let words = |v: &str| v.to_ascii_lowercase().replace("header", "");
+                unlikely = [&words(class), &words(c.id)]
+                    .iter()
+                    .any(|v| set.matches(v).matched(UNLIKELY));
+            }
             h.unlikely = unlikely && !maybe;
         }
         // Children before parents: block descendants, single-<p> wrappers, table facts.
@@ -1611,6 +1640,22 @@ const LEAD_INS: &[&str] = &[
     "leggi anche",
     "potrebbe interessarti",
     "articoli correlati",
+    "leia também",
+    "veja também",
+    "notícias relacionadas",
+    "lees ook",
+    "gerelateerde artikelen",
+    "читайте также",
+    "похожие статьи",
+    "اقرأ أيضا",
+    "اقرأ أيضاً",
+    "مواضيع ذات صلة",
+    "เรื่องที่เกี่ยวข้อง",
+    "関連記事",
+    "相关新闻",
+    "相关阅读",
+    "相關新聞",
+    "관련기사",
 ];
 
 /// What introduces a list of tags, lower case.

@@ -716,3 +716,69 @@ fn a_credit_line_with_soft_hyphens_is_still_a_credit_line() {
     assert_eq!(md.matches("Rivers carve valleys").count(), 3, "{md}");
     assert!(!md.contains("Lego"), "{md}");
 }
+
+#[test]
+fn a_section_heading_whose_class_says_header_stays() {
+    // CNN marks its section headings `h2.subheader`; Readability's unlikely
+    // word "header" dropped every one of them.
+    let page = format!(
+        "<body><div class=\"article__content\">{PARA}{PARA}\
+         <h2 class=\"subheader\" id=\"the-campaign\">The campaign comes to the courtroom</h2>\
+         {PARA}{PARA}<div class=\"header\"><h3 class=\"site-header__title\">River Times</h3>\
+         <a href=\"/\">Home</a> <a href=\"/about\">About</a></div></div></body>"
+    );
+    let md = md_main(&page);
+    assert!(
+        md.contains("## The campaign comes to the courtroom"),
+        "{md}"
+    );
+    assert!(!md.contains("River Times"), "{md}");
+}
+
+#[test]
+fn text_for_screen_readers_only_is_not_content() {
+    let page = format!(
+        "<body><article><a class=\"sr-only\" href=\"#story\">Continue reading the main story</a>\
+         <figure><img src=\"/r.jpg\" alt=\"\"><span class=\"off-screen\">Image copyright</span>\
+         <span class=\"story-image-copyright\">Jane Roe (River Agency)</span>\
+         <figcaption><span class=\"off-screen\">Image caption</span>\
+         <span class=\"media-caption__text\">A river bend at dusk</span></figcaption></figure>\
+         {PARA}{PARA}{PARA}<p>See the <a href=\"https://river.example\">river site\
+         <span class=\"visually-hidden\">(opens in a new tab)</span></a> for more.</p>\
+         </article></body>"
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 3, "{md}");
+    assert!(md.contains("A river bend at dusk"), "{md}");
+    assert!(md.contains("river site"), "{md}");
+    for gone in [
+        "Continue reading",
+        "Image copyright",
+        "Image caption",
+        "Jane Roe",
+        "new tab",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
+
+#[test]
+fn lead_ins_in_other_languages_go_with_their_links() {
+    let list = |n: &str| {
+        format!(
+            "<ul><li><a href=\"/{n}/1\">{n} 1</a></li><li><a href=\"/{n}/2\">{n} 2</a></li></ul>"
+        )
+    };
+    let page = format!(
+        "<body><div class=\"entry-content\">{PARA}{PARA}<h3>เรื่องที่เกี่ยวข้อง</h3>{}{PARA}\
+         <p><strong>相关新闻：</strong></p>{}<p>Leia também</p>{}{PARA}</div></body>",
+        list("thai"),
+        list("zh"),
+        list("pt"),
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
+    for gone in ["เรื่องที่", "thai 1", "相关新闻", "zh 2", "Leia", "pt 1"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
