@@ -53,27 +53,6 @@ fn is_hidden(c: &Common<'_>) -> bool {
     }
 }
 
-/// Text for screen readers only ("Image caption", "Skip to content",
-/// "(opens in a new tab)"), by the class names sites use for it.
-fn is_screen_reader_only(class: &str) -> bool {
-    const CLASSES: &[&str] = &[
-        "sr-only",
-        "visually-hidden",
-        "visuallyhidden",
-        "off-screen",
-        "offscreen",
-        "screen-reader-text",
-        "screen-reader-only",
-        "screenreader-only",
-        "u-visually-hidden",
-        "element-invisible",
-    ];
-    !class.is_empty()
-        && class
-            .split_ascii_whitespace()
-            .any(|t| CLASSES.iter().any(|c| c.eq_ignore_ascii_case(t)))
-}
-
 /// Per-node text sums over live nodes.
 pub struct Stats {
     /// Visible characters in the subtree.
@@ -246,6 +225,7 @@ const SHARE: usize = 4;
 const CHROME: usize = 5;
 const CONSENT: usize = 6;
 const BOILER: usize = 7;
+const SR_ONLY: usize = 8;
 static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
     RegexSet::new([
         r"(?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
@@ -260,6 +240,9 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         // Ours, after the selection (trafilatura's discard words): related
         // stories, share and tag bars, author boxes, comment links, photo credits.
         r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more",
+        // Text for screen readers only ("Image caption", "Skip to content",
+        // "(opens in a new tab)"), by the class names sites use for it.
+        r"(?i)(^|\s)(sr-only|visually-?hidden|off-?screen|screen-?reader-(text|only)|screenreader-only|u-visually-hidden|element-invisible)(\s|$)",
     ])
     .ok()
 });
@@ -341,7 +324,7 @@ impl Page {
                 continue;
             }
             let c = dom.common(i);
-            h.hidden = is_hidden(&c) || is_screen_reader_only(c.class);
+            h.hidden = is_hidden(&c);
             h.role = !c.role.is_empty()
                 && (UNLIKELY_ROLES.contains(&c.role) || matches!(c.role, "search" | "contentinfo"));
             let Some(set) = set else { continue };
@@ -386,6 +369,7 @@ impl Page {
                 // Class only: documentation ids name what they document
                 // ("multiprocessing.shared_memory.SharedMemory", "credits").
                 h.boiler |= is_class && m.matched(BOILER);
+                h.hidden |= is_class && m.matched(SR_ONLY);
                 h.boiler_id |= !is_class && is_boiler_id(v);
             }
             h.weight = w;
