@@ -35,6 +35,8 @@ pub struct Rules<'s> {
     pub include: &'s [Selector],
     /// Drop elements matching one of these.
     pub exclude: &'s [Selector],
+    /// The page URL's slug (see [`url_slug`]).
+    pub slug: Option<&'s str>,
 }
 
 /// Hidden by attribute or inline style.
@@ -192,13 +194,81 @@ pub fn select(dom: &Dom<'_>, rules: &Rules<'_>) -> Selection {
             dead,
         };
     }
+    if let Some(slug) = rules.slug {
+        other_articles(dom, &mut dead, slug);
+    }
     main_content(dom, dead, body).0
 }
 
 /// The main content with no user selectors, plus the text sums of the page
 /// before chrome removal (only never-content nodes dropped), for the quality pass.
-pub fn main_with_page_stats(dom: &Dom<'_>) -> (Selection, Stats) {
-    main_content(dom, non_content(dom), dom.body())
+/// `slug` is the last segment of the page's URL path: on a page that
+/// holds several articles (the next stories loaded below this one), the
+/// article it names is the one to read.
+pub fn main_with_page_stats(dom: &Dom<'_>, slug: Option<&str>) -> (Selection, Stats) {
+    let mut dead = non_content(dom);
+    if let Some(slug) = slug {
+        other_articles(dom, &mut dead, slug);
+    }
+    main_content(dom, dead, dom.body())
+}
+
+/// The last segment of a URL path that reads like a story's slug
+/// ("wir-haben-bereits-die-zusage", "turpitude-et-architecture.html" ->
+/// without the extension): at least 12 characters with a hyphen or an
+/// underscore. Anything else (`/`, `/index.html`, `/1927`) is no slug.
+pub fn url_slug(path: &str) -> Option<&str> {
+    let last = path.trim_end_matches('/').rsplit('/').next()?;
+    let last = last.split_once('.').map_or(last, |(stem, _)| stem);
+    (last.len() >= 12 && last.contains(['-', '_'])).then_some(last)
+}
+
+/// When the page holds several `<article>`s side by side and exactly one
+/// of them names `slug` in its id or its URL attributes, the others are
+/// marked dead (they are other stories).
+fn other_articles(dom: &Dom<'_>, dead: &mut [bool], slug: &str) {
+    const ATTRS: &[&str] = &[
+        "id",
+        "data-url",
+        "data-href",
+        "data-permalink",
+        "data-canonical",
+    ];
+    let mut outer = Vec::new();
+    let mut i = 0;
+    while i < dom.len() {
+        if dom.tag(i) == Some(Tag::Article) {
+            outer.push(i);
+            i = dom.nodes[i].end as usize;
+        } else {
+            i += 1;
+        }
+    }
+    if outer.len() < 2 {
+        return;
+    }
+    // The last path segment of a URL attribute, without its extension.
+    let last = |v: &'_ str| {
+        let l = v.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+        l.split_once('.')
+            .map_or(l, |(stem, _)| stem)
+            .eq_ignore_ascii_case(slug)
+    };
+    let names = |a: usize| {
+        ATTRS.iter().any(|n| {
+            dom.attr(a, n).is_some_and(|v| {
+                v.eq_ignore_ascii_case(slug) || (n.starts_with("data-") && last(v))
+            })
+        })
+    };
+    let mut named = outer.iter().filter(|&&a| names(a));
+    if let (Some(&keep), None) = (named.next(), named.next()) {
+        for &a in &outer {
+            if a != keep {
+                dead[a] = true;
+            }
+        }
+    }
 }
 
 /// Readability's passes, as flags an attempt may drop when its result is short.

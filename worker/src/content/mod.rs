@@ -144,7 +144,8 @@ pub fn extract(
     };
     let resolver = Resolver::new(&dom, page_url);
 
-    let (main, page_stats) = main_content::main_with_page_stats(&dom);
+    let slug = main_content::url_slug(page_url.path());
+    let (main, page_stats) = main_content::main_with_page_stats(&dom, slug);
     let custom = !opts.only_main_content || !include.is_empty() || !exclude.is_empty();
     let chosen = custom.then(|| {
         select(
@@ -153,6 +154,7 @@ pub fn extract(
                 only_main: opts.only_main_content,
                 include: &include,
                 exclude: &exclude,
+                slug,
             },
         )
     });

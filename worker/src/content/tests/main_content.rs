@@ -782,3 +782,60 @@ fn lead_ins_in_other_languages_go_with_their_links() {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
     }
 }
+
+#[test]
+fn the_article_the_url_names_is_read_when_the_next_stories_are_loaded_below() {
+    // A news page that loads the following stories under the one asked
+    // for; the longest is not the one the URL names.
+    let story = |id: &str, text: &str, n: usize| {
+        format!(
+            "<article id=\"{id}\"><h2>{id}</h2>{}</article>",
+            format!("<p>{text} It has its own paragraphs, with commas, names, and dates.</p>")
+                .repeat(n)
+        )
+    };
+    let page = format!(
+        "<body><main><div class=\"list\">{}{}{}</div></main></body>",
+        story(
+            "we-have-the-promise-already",
+            "The promise was given in writing.",
+            4
+        ),
+        story(
+            "the-party-and-the-paper",
+            "The paper is printed by a friend.",
+            9
+        ),
+        story("a-fine-for-the-party", "The fine was paid in May.", 3),
+    );
+    let md_at = |url: &str| {
+        super::extract(&page, &Url::parse(url).unwrap(), &ContentOptions::default())
+            .unwrap()
+            .markdown
+            .unwrap()
+    };
+    let md = md_at("https://news.example/2019/05/14/we-have-the-promise-already");
+    assert!(md.contains("The promise was given in writing."), "{md}");
+    assert!(!md.contains("The paper is printed"), "{md}");
+    assert!(!md.contains("The fine was paid"), "{md}");
+    // A URL that names none of them: Readability's pick, with the longest.
+    let md = md_at("https://news.example/list/");
+    assert!(md.contains("The paper is printed"), "{md}");
+}
+
+#[test]
+fn a_slug_is_the_last_path_segment_that_reads_like_one() {
+    use crate::content::main_content::url_slug;
+    assert_eq!(
+        url_slug("/aktuelles/2019/05/14/wir-haben-bereits-die-zusage"),
+        Some("wir-haben-bereits-die-zusage")
+    );
+    assert_eq!(
+        url_slug("/blog/turpitude-et-architecture.html"),
+        Some("turpitude-et-architecture")
+    );
+    assert_eq!(url_slug("/news/some_story_name/"), Some("some_story_name"));
+    for none in ["/", "/index.html", "/1927", "/blog/post.html", "/a/short-x"] {
+        assert_eq!(url_slug(none), None, "{none}");
+    }
+}
