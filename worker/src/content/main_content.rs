@@ -1998,7 +1998,8 @@ const AD_WORDS: &[&str] = &[
     "cargando",
 ];
 /// Puts the page's `<h1>` in front when the content starts after it. An h1
-/// inside removed chrome (a page header) counts only when the `<title>` repeats it.
+/// inside removed chrome (a page header) counts only when the `<title>`
+/// repeats it, and any other only when it shares a word with the `<title>`.
 fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {
     let Some(&first) = roots.first() else { return };
     let has_h1 = roots
@@ -2025,7 +2026,14 @@ fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {
         }
         let text = dom.text_of(i, None).to_lowercase();
         let named_in_title = text.chars().count() >= 3 && title.contains(&text);
-        if live[i] || named_in_title {
+        // A live h1 that shares no word with the `<title>` names a section
+        // or the site ("Aktuelle Artikel" over "„Wir haben bereits die
+        // Zusage“"), not this page.
+        let shares_a_word = title.trim().is_empty()
+            || text
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w.chars().count() >= 3 && title.contains(w));
+        if (live[i] && shares_a_word) || named_in_title {
             dead[i] = false;
             roots.insert(0, i);
             return;

@@ -839,3 +839,20 @@ fn a_slug_is_the_last_path_segment_that_reads_like_one() {
         assert_eq!(url_slug(none), None, "{none}");
     }
 }
+
+#[test]
+fn a_section_h1_that_the_title_does_not_name_is_not_put_in_front() {
+    let page = |title: &str| {
+        format!(
+            "<html><head><title>{title}</title></head><body><section><h1>Current articles</h1>\
+             </section><div class=\"list\"><article>{PARA}{PARA}{PARA}{PARA}</article></div>\
+             </body></html>"
+        )
+    };
+    let md = md_main(&page("“We already have the promise” – River Times"));
+    assert!(!md.contains("Current articles"), "{md}");
+    assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
+    // The same h1 under a title that names it is the page's heading.
+    let md = md_main(&page("Current articles – River Times"));
+    assert!(md.starts_with("# Current articles"), "{md}");
+}
