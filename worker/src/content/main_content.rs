@@ -1976,7 +1976,7 @@ fn is_ad_or_loading(text: &str) -> bool {
 }
 
 /// Readability's ad and loading words, plus German, Spanish and Italian
-/// advertisement labels.
+/// advertisement labels and the button labels of image viewers.
 const AD_WORDS: &[&str] = &[
     "ad",
     "advertising",
@@ -1996,6 +1996,13 @@ const AD_WORDS: &[&str] = &[
     "загрузка",
     "chargement",
     "cargando",
+    // Labels of an image viewer's buttons.
+    "hide caption",
+    "show caption",
+    "toggle caption",
+    "enlarge image",
+    "bild vergrößern",
+    "agrandir l'image",
 ];
 /// Puts the page's `<h1>` in front when the content starts after it. An h1
 /// inside removed chrome (a page header) counts only when the `<title>`

@@ -856,3 +856,15 @@ fn a_section_h1_that_the_title_does_not_name_is_not_put_in_front() {
     let md = md_main(&page("Current articles – River Times"));
     assert!(md.starts_with("# Current articles"), "{md}");
 }
+
+#[test]
+fn an_image_viewers_button_label_is_not_text() {
+    let page = format!(
+        "<body><article>{PARA}<div class=\"gallery\"><img src=\"/a.jpg\" alt=\"\">\
+         <div class=\"cnnArticleGalleryCaptionControlText\">HIDE CAPTION</div></div>\
+         {PARA}<p>Hide captions of the river maps when you print them.</p>{PARA}</article></body>"
+    );
+    let md = md_main(&page);
+    assert!(!md.contains("HIDE CAPTION"), "{md}");
+    assert!(md.contains("Hide captions of the river maps"), "{md}");
+}
