@@ -1798,24 +1798,18 @@ static FIRST_WORDS: LazyLock<rustc_hash::FxHashSet<&'static str>> = LazyLock::ne
         .collect()
 });
 
-/// The ASCII first letters and the lengths (in bytes, under 32) of
-/// `FIRST_WORDS`, as bit masks.
-static FIRST_FILTER: LazyLock<(u128, u32)> = LazyLock::new(|| {
-    FIRST_WORDS.iter().fold((0, 0), |(letters, lengths), w| {
+/// Per ASCII first letter, the lengths (in bytes, under 32) of the
+/// `FIRST_WORDS` that start with it, as a bit mask: a word whose letter and
+/// length match no phrase is ruled out without hashing it.
+static FIRST_FILTER: LazyLock<[u32; 128]> = LazyLock::new(|| {
+    let mut lengths = [0u32; 128];
+    for w in FIRST_WORDS.iter() {
         let b = w.as_bytes()[0];
-        (
-            if b.is_ascii() {
-                letters | 1u128 << b
-            } else {
-                letters
-            },
-            if w.len() < 32 {
-                lengths | 1u32 << w.len()
-            } else {
-                lengths
-            },
-        )
-    })
+        if b.is_ascii() && w.len() < 32 {
+            lengths[b as usize] |= 1u32 << w.len();
+        }
+    }
+    lengths
 });
 
 fn is_word_char(c: char) -> bool {
@@ -1849,10 +1843,7 @@ fn first_word_is_known(dom: &Dom<'_>, j: usize) -> bool {
                 return false;
             }
             // Most words are ruled out by first letter and length.
-            let (letters, lengths) = *FIRST_FILTER;
-            if letters & (1u128 << rest[0].to_ascii_lowercase()) == 0
-                || lengths & (1u32 << len) == 0
-            {
+            if FIRST_FILTER[rest[0].to_ascii_lowercase() as usize] & (1u32 << len) == 0 {
                 return false;
             }
             let mut lower = [0u8; 32];
