@@ -10,7 +10,7 @@
 #                                    evaluation annotations (960 pages)
 #   trafilatura 1.1.0 (PyPI sdist)   tests/cache/: the HTML of 100 of them
 #   newspaper4k 0.9.6 (PyPI sdist)   tests/data/{html,txt}: 18 news pages in
-#                                    10 languages with newspaper4k's text
+#                                    8 languages with newspaper4k's text
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DATA=.bench-data/extraction

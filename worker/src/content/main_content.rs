@@ -218,9 +218,14 @@ pub fn main_with_page_stats(dom: &Dom<'_>, slug: Option<&str>) -> (Selection, St
 /// without the extension): at least 12 characters with a hyphen or an
 /// underscore. Anything else (`/`, `/index.html`, `/1927`) is no slug.
 pub fn url_slug(path: &str) -> Option<&str> {
-    let last = path.trim_end_matches('/').rsplit('/').next()?;
-    let last = last.split_once('.').map_or(last, |(stem, _)| stem);
+    let last = last_segment_stem(path);
     (last.len() >= 12 && last.contains(['-', '_'])).then_some(last)
+}
+
+/// The last segment of a URL or path, trailing slashes and extension dropped.
+fn last_segment_stem(path: &str) -> &str {
+    let last = path.trim_end_matches('/').rsplit('/').next().unwrap_or("");
+    last.split_once('.').map_or(last, |(stem, _)| stem)
 }
 
 /// When the page holds several `<article>`s side by side and exactly one
@@ -247,17 +252,11 @@ fn other_articles(dom: &Dom<'_>, dead: &mut [bool], slug: &str) {
     if outer.len() < 2 {
         return;
     }
-    // The last path segment of a URL attribute, without its extension.
-    let last = |v: &'_ str| {
-        let l = v.trim_end_matches('/').rsplit('/').next().unwrap_or("");
-        l.split_once('.')
-            .map_or(l, |(stem, _)| stem)
-            .eq_ignore_ascii_case(slug)
-    };
     let names = |a: usize| {
         ATTRS.iter().any(|n| {
             dom.attr(a, n).is_some_and(|v| {
-                v.eq_ignore_ascii_case(slug) || (n.starts_with("data-") && last(v))
+                v.eq_ignore_ascii_case(slug)
+                    || (n.starts_with("data-") && last_segment_stem(v).eq_ignore_ascii_case(slug))
             })
         })
     };
