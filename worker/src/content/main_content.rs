@@ -131,6 +131,31 @@ impl Stats {
     }
 }
 
+/// Nodes inside a heading or block whose class names code: rustdoc's
+/// `code-header` signatures (`impl Clone for TryFromIntError`, `fn
+/// clone(&self) -> TryFromIntError`). Every type in them is a link, and
+/// those links are not navigation: they do not make a block link-heavy.
+fn code_class_context(dom: &Dom<'_>) -> Vec<bool> {
+    let n = dom.len();
+    let mut inside = vec![false; n];
+    let mut named = vec![false; n];
+    for i in 1..n {
+        let p = dom.nodes[i].parent as usize;
+        inside[i] = inside[p] || named[p];
+        named[i] = matches!(dom.tag(i), Some(Tag::H(_) | Tag::Div))
+            && dom.attr(i, "class").is_some_and(class_names_code);
+    }
+    inside
+}
+
+/// A class with a `code` word: `code-header`, `sourceCode`, `code_block`.
+fn class_names_code(class: &str) -> bool {
+    class.len() >= 4
+        && class
+            .split(|c: char| c.is_ascii_whitespace() || c == '-' || c == '_')
+            .any(|w| w.eq_ignore_ascii_case("code") || w.eq_ignore_ascii_case("sourcecode"))
+}
+
 /// Nodes that are never content: scripts, styles, head, embedded media.
 pub fn non_content(dom: &Dom<'_>) -> Vec<bool> {
     (0..dom.len())
@@ -378,13 +403,15 @@ struct Page {
     dt_self: Vec<bool>,
     /// The nearest data table above the node, `NONE` if there is none.
     table_above: Vec<u32>,
+    /// Inside a signature (see [`code_class_context`]).
+    in_signature: Vec<bool>,
 }
 
 /// No such node.
 const NONE: u32 = u32::MAX;
 
 impl Page {
-    fn read(dom: &Dom<'_>, dead: &[bool], before: &Stats) -> Page {
+    fn read(dom: &Dom<'_>, dead: &[bool], before: &Stats, in_signature: Vec<bool>) -> Page {
         let n = dom.len();
         let mut hints = vec![Hint::default(); n];
         let set = HINT_SET.as_ref();
@@ -577,6 +604,7 @@ impl Page {
             data_table: holds_dt,
             dt_self,
             table_above,
+            in_signature,
         }
     }
 }
@@ -643,8 +671,9 @@ struct Attempt {
 
 /// The main-content selection, starting from already-dead nodes.
 fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stats) {
+    let in_signature = code_class_context(dom);
     let before = Stats::compute(dom, &base);
-    let page = Page::read(dom, &base, &before);
+    let page = Page::read(dom, &base, &before, in_signature);
     let mut best: Option<Attempt> = None;
     for flags in [
         ALL_FLAGS,
@@ -1344,7 +1373,7 @@ fn clean(
                         continue;
                     }
                     match tag {
-                        Some(Tag::A) => c.link_chars = c.chars,
+                        Some(Tag::A) if !page.in_signature[j] => c.link_chars = c.chars,
                         Some(Tag::H(_)) => c.heading_chars = c.chars,
                         Some(Tag::Ul | Tag::Ol) => c.list_chars += c.chars,
                         Some(Tag::P) => c.p += 1,

@@ -868,3 +868,62 @@ fn an_image_viewers_button_label_is_not_text() {
     assert!(!md.contains("HIDE CAPTION"), "{md}");
     assert!(md.contains("Hide captions of the river maps"), "{md}");
 }
+
+#[test]
+fn links_in_code_signatures_do_not_make_an_api_section_link_heavy() {
+    // rustdoc: every type in an impl's or a method's signature is a link.
+    let method = |name: &str, doc: &str| {
+        format!(
+            "<details class=\"toggle method-toggle\" open><summary><section class=\"method\">\
+             <a class=\"src\" href=\"/src/error.rs.html#9\">Source</a>\
+             <h4 class=\"code-header\">fn <a href=\"/clone/trait.Clone.html#{name}\">{name}</a>\
+             (&amp;self) -&gt; <a href=\"struct.RiverError.html\">RiverError</a></h4></section>\
+             </summary><div class=\"docblock\">{doc} <a href=\"/clone/trait.Clone.html\">Read \
+             more</a></div></details>"
+        )
+    };
+    let imp = |tr: &str, doc: &str| {
+        format!(
+            "<details class=\"toggle implementors-toggle\" open><summary><section class=\"impl\">\
+             <h3 class=\"code-header\">impl <a href=\"/{tr}/trait.{tr}.html\">{tr}</a> for \
+             <a href=\"struct.RiverError.html\">RiverError</a></h3></section></summary>\
+             <div class=\"impl-items\">{}</div></details>",
+            method(&tr.to_lowercase(), doc)
+        )
+    };
+    let page = format!(
+        "<body><nav class=\"sidebar\"><ul><li><a href=\"/a\">Clone</a></li></ul></nav><main>\
+         <section id=\"main-content\"><h1>Struct RiverError</h1>\
+         <pre class=\"rust item-decl\"><code>pub struct RiverError(/* private fields */);</code>\
+         </pre><div class=\"docblock\"><p>The error returned when a river cannot be mapped, \
+         with the reason and the stretch of the river that failed.</p>{PARA}{PARA}{PARA}</div>\
+         <h2 id=\"trait-implementations\">Trait Implementations</h2>\
+         <div id=\"trait-implementations-list\">{}{}{}</div></section></main></body>",
+        imp(
+            "Clone",
+            "Returns a copy of the value, made field by field, so that changing the copy leaves \
+             the original as it was.",
+        ),
+        imp(
+            "Debug",
+            "Formats the value using the given formatter, with the reason and the stretch of \
+             the river, for logs and for tests.",
+        ),
+        imp(
+            "Display",
+            "Formats the value for people: one sentence that names the river, the stretch and \
+             what went wrong there.",
+        ),
+    );
+    let md = md_main(&page);
+    assert!(md.contains("The error returned when a river"), "{md}");
+    for kept in [
+        "impl [Clone]",
+        "impl [Debug]",
+        "impl [Display]",
+        "Returns a copy of the value, made field by field",
+        "Formats the value for people: one sentence",
+    ] {
+        assert!(md.contains(kept), "{kept:?} missing from\n{md}");
+    }
+}
