@@ -306,6 +306,9 @@ const EXPAND_LINK_DENSITY: f32 = 0.15;
 const DOC_MORE_TEXT: f32 = 1.25;
 const DOC_LINK_DENSITY: f32 = 0.25;
 const ALL_FLAGS: u8 = STRIP_UNLIKELYS | WEIGHT_CLASSES | CLEAN_CONDITIONALLY;
+/// A selection shorter than this (a heading or two) says nothing: an index
+/// page whose content is its lists of links takes the body minus chrome.
+const NEARLY_EMPTY: u32 = 100;
 /// A result shorter than this (rendered characters) is retried with fewer flags.
 const CHAR_THRESHOLD: u32 = 500;
 
@@ -707,6 +710,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
             let better = (short
                 && len >= 2 * b.len.max(50)
                 && (root != body
+                    || b.len < NEARLY_EMPTY
                     || !adds_mostly_links(
                         &kept(dom, &page, &b.dead, &b.roots),
                         &kept(dom, &page, &dead, &[root]),
@@ -757,6 +761,8 @@ struct Kept {
     pre_chars: u32,
     /// Of those, inside data tables.
     table_chars: u32,
+    /// Of those, inside links.
+    table_link_chars: u32,
     /// Holds documentation blocks: `<pre>`, `<dl>` or a data table.
     doc: bool,
     /// Holds a table of contents (class `toc`, Sphinx's `toctree-wrapper`).
@@ -787,6 +793,9 @@ fn kept(dom: &Dom<'_>, page: &Page, dead: &[bool], roots: &[usize]) -> Kept {
                     }
                     if j < table_end {
                         k.table_chars += c;
+                        if j < link_end {
+                            k.table_link_chars += c;
+                        }
                     }
                 }
                 Kind::Element(..) => {
@@ -833,7 +842,13 @@ fn doc_page_wins(sel: &Kept, all: &Kept, landmark: bool) -> bool {
     // What the body adds must not be chrome: mostly links (menus, sidebars).
     let more = all.chars.saturating_sub(sel.chars);
     let more_links = all.link_chars.saturating_sub(sel.link_chars);
-    let links_ok = all.toc || landmark || more_links as f32 <= DOC_LINK_DENSITY * more as f32;
+    // A directory page's data table (teams with their lists and sites) is
+    // link-heavy and still the content, when it is most of what is added.
+    let more_table = all.table_chars.saturating_sub(sel.table_chars);
+    let more_table_links = all.table_link_chars.saturating_sub(sel.table_link_chars);
+    let table_ok = 2 * more_table >= more && 2 * more_table_links <= more_table;
+    let links_ok =
+        all.toc || landmark || table_ok || more_links as f32 <= DOC_LINK_DENSITY * more as f32;
     if more == 0 || !links_ok {
         return false;
     }

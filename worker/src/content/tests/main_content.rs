@@ -927,3 +927,71 @@ fn links_in_code_signatures_do_not_make_an_api_section_link_heavy() {
         assert!(md.contains(kept), "{kept:?} missing from\n{md}");
     }
 }
+
+#[test]
+fn a_directory_pages_link_heavy_data_table_is_its_content() {
+    // An old directory page: a short intro, then the teams, one row of
+    // links (coordinator, list, site, archive) each.
+    let row = |code: &str, name: &str| {
+        format!(
+            "<tr><td>{code}</td><td>{name} team</td></tr><tr><td></td><td>coordinator: \
+             <a href=\"mailto:{code}@teams.example\">{name} Coordinator</a> mailing list: send an \
+             empty mail to <a href=\"mailto:{code}-subscribe@teams.example\">{code}-subscribe</a> \
+             web site: <a href=\"https://{code}.teams.example/\">{code}.teams.example</a></td>\
+             </tr>"
+        )
+    };
+    let rows: String = [
+        ("af", "Afrikaans"),
+        ("ar", "Arabic"),
+        ("bg", "Bulgarian"),
+        ("ca", "Catalan"),
+        ("cs", "Czech"),
+        ("da", "Danish"),
+        ("de", "German"),
+        ("el", "Greek"),
+        ("es", "Spanish"),
+        ("fi", "Finnish"),
+    ]
+    .iter()
+    .map(|(c, n)| row(c, n))
+    .collect();
+    let page = format!(
+        "<body><center><table><tr><td><h1>The River Translation Teams</h1>\
+         <p>Many river guides have been translated into more than fifty languages, and the \
+         number grows every year. Almost every team is looking for more translators.</p>\
+         <p>The table below lists every team with its coordinator, its mailing list and its \
+         site, sorted by language code.</p></td></tr></table>\
+         <table width=\"100%\">{rows}</table></center>\
+         <center>Page maintained by the river team.</center></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Many river guides"), "{md}");
+    for kept in ["Afrikaans team", "Finnish Coordinator", "de.teams.example"] {
+        assert!(md.contains(kept), "{kept:?} missing from\n{md}");
+    }
+}
+
+#[test]
+fn an_index_page_of_links_keeps_its_lists() {
+    // Nothing reads like an article: two headings, then the index itself
+    // (lists of links) beside the site menu.
+    let list = |module: &str| {
+        let items: String = (1..=8)
+            .map(|i| format!("<a href=\"/api/{module}{i}.html\">riverApi{module}{i}</a><br>"))
+            .collect();
+        format!("<h3>Module {module}:</h3><p>{items}</p>")
+    };
+    let page = format!(
+        "<body><table><tr><td><h1>The River Library</h1><h2>List of symbols per module</h2>\
+         </td></tr></table><table><tr><td width=\"200\"><ul><li><a href=\"/\">Home</a></li>\
+         <li><a href=\"/docs\">Documentation</a></li></ul></td><td>{}{}{}</td></tr></table></body>",
+        list("banks"),
+        list("bridges"),
+        list("fords"),
+    );
+    let md = md_main(&page);
+    for kept in ["Module banks:", "riverApibanks1", "riverApifords8"] {
+        assert!(md.contains(kept), "{kept:?} missing from\n{md}");
+    }
+}
