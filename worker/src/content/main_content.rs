@@ -2030,7 +2030,8 @@ const AD_WORDS: &[&str] = &[
     "загрузка",
     "chargement",
     "cargando",
-    // Labels of an image viewer's buttons.
+    // Labels of buttons: an image viewer's, rustdoc's description toggle.
+    "expand description",
     "hide caption",
     "show caption",
     "toggle caption",

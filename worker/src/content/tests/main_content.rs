@@ -895,8 +895,10 @@ fn links_in_code_signatures_do_not_make_an_api_section_link_heavy() {
         "<body><nav class=\"sidebar\"><ul><li><a href=\"/a\">Clone</a></li></ul></nav><main>\
          <section id=\"main-content\"><h1>Struct RiverError</h1>\
          <pre class=\"rust item-decl\"><code>pub struct RiverError(/* private fields */);</code>\
-         </pre><div class=\"docblock\"><p>The error returned when a river cannot be mapped, \
-         with the reason and the stretch of the river that failed.</p>{PARA}{PARA}{PARA}</div>\
+         </pre><details class=\"toggle top-doc\" open><summary class=\"hideme\">\
+         <span>Expand description</span></summary><div class=\"docblock\"><p>The error \
+         returned when a river cannot be mapped, with the reason and the stretch of the river \
+         that failed.</p>{PARA}{PARA}{PARA}</div></details>\
          <h2 id=\"trait-implementations\">Trait Implementations</h2>\
          <div id=\"trait-implementations-list\">{}{}{}</div></section></main></body>",
         imp(
@@ -917,6 +919,8 @@ fn links_in_code_signatures_do_not_make_an_api_section_link_heavy() {
     );
     let md = md_main(&page);
     assert!(md.contains("The error returned when a river"), "{md}");
+    // The toggle's label is a button, not text.
+    assert!(!md.contains("Expand description"), "{md}");
     for kept in [
         "impl [Clone]",
         "impl [Debug]",
