@@ -5,7 +5,7 @@ CARGO ?= cargo
 RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
 
-.PHONY: run test deps lint bench bench-extraction bench-compare
+.PHONY: run test deps lint bench bench-extraction bench-sweep bench-compare
 
 run:
 	@$(CARGO) build --release --bin webdata
@@ -58,6 +58,14 @@ bench-extraction:
 	bash bench/extraction/fetch.sh
 	$(CARGO) build --release -p webdata-worker --example extract_eval
 	python3 bench/extraction/eval.py
+
+# Main content over every HTML page installed here (the Rust toolchain's docs,
+# /usr/share/doc): no ground truth, it lists failures, lost content and chrome
+# that leaks (bench/extraction/sweep.py). Needs lxml from fetch.sh's venv.
+bench-sweep:
+	bash bench/extraction/fetch.sh
+	$(CARGO) build --release -p webdata-worker --example extract_eval
+	.bench-data/venv/bin/python3 bench/extraction/sweep.py
 
 # Whole-site crawl side by side (issue 5): webdata (CrawlRunner + SQLite,
 # markdown per page) vs the spider crate + htmd, on Debian doc packages
