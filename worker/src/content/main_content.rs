@@ -377,6 +377,9 @@ struct Hint {
     hidden: bool,
     /// A role Readability drops.
     role: bool,
+    /// A navigation bar by its markup (see [`is_navigation_table`]):
+    /// dropped in every attempt, like `<nav>`.
+    nav_bar: bool,
 }
 
 /// Facts about the page that no attempt changes.
@@ -426,6 +429,9 @@ impl Page {
             h.hidden = is_hidden(&c);
             h.role = !c.role.is_empty()
                 && (UNLIKELY_ROLES.contains(&c.role) || matches!(c.role, "search" | "contentinfo"));
+            // DocBook's Prev / Up / Home / Next bars: `<table summary=
+            // "Navigation header">` (and "footer").
+            h.nav_bar = dom.tag(i) == Some(Tag::Table) && is_navigation_table(dom, i);
             let Some(set) = set else { continue };
             let mut w = 0i8;
             let mut unlikely = false;
@@ -612,6 +618,13 @@ impl Page {
     }
 }
 
+/// A table whose `summary` says it is navigation: DocBook's "Navigation
+/// header" and "Navigation footer" (PostgreSQL's, Valgrind's manuals).
+fn is_navigation_table(dom: &Dom<'_>, t: usize) -> bool {
+    dom.attr(t, "summary")
+        .is_some_and(|s| s.len() >= 10 && s.to_ascii_lowercase().contains("navigation"))
+}
+
 /// Readability's `_markDataTables` for one table, from its subtree facts.
 fn is_data_table(
     dom: &Dom<'_>,
@@ -622,6 +635,9 @@ fn is_data_table(
     cols: u32,
 ) -> bool {
     if dom.attr(t, "role") == Some("presentation") || dom.attr(t, "datatable") == Some("0") {
+        return false;
+    }
+    if is_navigation_table(dom, t) {
         return false;
     }
     if dom.attr(t, "summary").is_some_and(|s| !s.is_empty()) {
@@ -788,7 +804,10 @@ fn kept(dom: &Dom<'_>, page: &Page, dead: &[bool], roots: &[usize]) -> Kept {
                     if j < pre_end {
                         k.pre_chars += c;
                     }
-                    if j < link_end {
+                    // A link inside `<pre>` is a name in code (gtk-doc's
+                    // synopses link every type and function), not a way
+                    // off the page.
+                    if j < link_end && j >= pre_end {
                         k.link_chars += c;
                     }
                     if j < table_end {
@@ -943,6 +962,7 @@ fn prepass(
         let strict = flags & STRIP_UNLIKELYS != 0;
         let chrome = match tag {
             Tag::Nav | Tag::Aside | Tag::Footer | Tag::Form => !protected,
+            _ if h.nav_bar => !protected,
             Tag::Header => !page.in_landmark[i] && !page.has_landmark[i],
             _ => (h.consent || (strict && h.chrome)) && !protected && !doc_code,
         };

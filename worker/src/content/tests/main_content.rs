@@ -999,3 +999,73 @@ fn an_index_page_of_links_keeps_its_lists() {
         assert!(md.contains(kept), "{kept:?} missing from\n{md}");
     }
 }
+
+#[test]
+fn docbooks_navigation_tables_are_not_content() {
+    // DocBook's HTML (PostgreSQL's, Valgrind's manuals): a Prev / Up /
+    // Home / Next bar above and below, as tables with a `summary`.
+    let bar = |which: &str| {
+        format!(
+            "<div><table class=\"nav\" width=\"100%\" summary=\"Navigation {which}\"><tr>\
+             <td><a accesskey=\"p\" href=\"intro.html\"><img src=\"prev.png\" alt=\"Prev\"></a></td>\
+             <td><a accesskey=\"u\" href=\"manual.html\"><img src=\"up.png\" alt=\"Up\"></a></td>\
+             <th>River Tools Manual</th>\
+             <td><a accesskey=\"n\" href=\"next.html\">Next: Using the river core</a></td>\
+             </tr></table></div>"
+        )
+    };
+    let page = format!(
+        "<body>{}<div class=\"chapter\"><h1>2. Reading the river</h1><p>Short chapters \
+         explain one tool each.</p><pre class=\"programlisting\">river --read basin.toml</pre>\
+         </div>{}</body>",
+        bar("header"),
+        bar("footer"),
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Short chapters explain one tool each."), "{md}");
+    assert!(md.contains("river --read basin.toml"), "{md}");
+    for gone in ["River Tools Manual", "Next: Using", "prev.png"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
+
+#[test]
+fn links_in_a_synopsis_do_not_make_a_reference_page_link_heavy() {
+    // gtk-doc: the synopsis and every entry link the names (`<pre>` with
+    // `<a href>`). Those are code, not ways off the page.
+    let names = [
+        "RIVER_PUBLIC",
+        "RIVER_CALL",
+        "RIVER_PUBFUN",
+        "RIVER_PUBVAR",
+        "RIVER_LOCAL",
+    ];
+    let synopsis: String = names
+        .iter()
+        .map(|n| format!("#define <a href=\"#{n}\">{n}</a>;\n"))
+        .collect();
+    let entries: String = names
+        .iter()
+        .map(|n| {
+            format!(
+                "<div class=\"refsect2\"><h3><a name=\"{n}\">Macro </a>{n}</h3>\
+                 <pre class=\"programlisting\">#define <a href=\"#{n}\">{n}</a>;</pre><p/></div><hr/>"
+            )
+        })
+        .collect();
+    let page = format!(
+        "<body><table class=\"navigation\" width=\"100%\" summary=\"Navigation header\"><tr>\
+         <td><a accesskey=\"p\" href=\"prev.html\"><img src=\"left.png\" alt=\"Prev\"/></a></td>\
+         <td><a accesskey=\"h\" href=\"index.html\"><img src=\"home.png\" alt=\"Home\"/></a></td>\
+         <th>River Reference Manual</th></tr></table><h2>riverexports</h2><p>riverexports - \
+         macros for marking symbols as exportable. </p><p/><p>Author(s): Jane Roe</p>\
+         <div class=\"refsynopsisdiv\"><h2>Synopsis</h2><pre class=\"synopsis\">{synopsis}</pre>\
+         </div><div class=\"refsect1\"><h2>Description</h2></div><div class=\"refsect1\">\
+         <h2>Details</h2><div class=\"refsect2\">{entries}</div></div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("macros for marking symbols"), "{md}");
+    for kept in ["Macro RIVER_CALL", "#define RIVER_LOCAL;"] {
+        assert!(md.contains(kept), "{kept:?} missing from\n{md}");
+    }
+}
