@@ -1069,3 +1069,26 @@ fn links_in_a_synopsis_do_not_make_a_reference_page_link_heavy() {
         assert!(md.contains(kept), "{kept:?} missing from\n{md}");
     }
 }
+
+#[test]
+fn heading_permalinks_are_not_kept() {
+    let page = format!(
+        "<body><div class=\"body\" role=\"main\"><section id=\"rivers\"><h1>Rivers<a class=\"headerlink\" \
+         href=\"#rivers\" title=\"Permalink to this heading\">¶</a></h1>{PARA}\
+         <h2 id=\"banks\"><a href=\"#banks\" class=\"anchor\">§</a>Banks</h2>{PARA}\
+         <h3><span><a class=\"mark\" href=\"#fords\" id=\"fords\">#</a></span>Fords</h3>{PARA}\
+         <p>Fixed a crash when a river has no source (Jane Roe) \
+         <a href=\"https://git.example/c/5fe0ab420\">§</a></p>\
+         <p>Rivers meet the sea<a href=\"#fn1\">1</a>.</p></section></div></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("# Rivers\n"), "{md}");
+    assert!(md.contains("## Banks\n"), "{md}");
+    assert!(md.contains("### Fords\n"), "{md}");
+    for gone in ["¶", "#rivers", "#banks", "#fords"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+    // A mark that links elsewhere (a commit) and a footnote stay.
+    assert!(md.contains("[§](https://git.example/c/5fe0ab420)"), "{md}");
+    assert!(md.contains("#fn1"), "{md}");
+}
