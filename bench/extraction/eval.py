@@ -99,8 +99,11 @@ def markdown_words_source(md):
     contains alt attributes; until 2026-11-24 alt text was counted, which
     charged our markdown for words no other output is scored on), link
     targets dropped (`[t](u)` -> `t`, `<http://..>` -> nothing), `<br>` in
-    table cells dropped (until 2026-11-24 it counted as the word "br"); the
-    remaining syntax is punctuation, which tokenisation removes."""
+    table cells dropped (until 2026-11-24 it counted as the word "br"), a
+    code fence's language dropped (```` ```python ```` shows no word "python";
+    until 2026-11-25 it counted); the remaining syntax is punctuation, which
+    tokenisation removes."""
+    md = re.sub(r"^([ \t>]*(?:`{3,}|~{3,}))[^\n`]*$", r"\1", md, flags=re.M)
     md = re.sub(r"!\[([^\]]*)\]\([^)]*\)", " ", md)
     md = re.sub(r"\]\((?:[^()]|\([^)]*\))*\)", "]", md)
     md = re.sub(r"<(?:https?|mailto):[^>]*>", " ", md)

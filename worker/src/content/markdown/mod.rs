@@ -201,7 +201,78 @@ fn preformatted(dom: &Dom<'_>, sel: &Selection, pre: usize) -> (String, Option<S
         j += 1;
     }
     let code = code.trim_end_matches([' ', '\n', '\r', '\t']).to_string();
+    let lang = lang
+        .or_else(|| bare_language(dom, pre))
+        .or_else(|| {
+            // Sphinx (`div.highlight-python3 > div.highlight > pre`) and
+            // GitHub (`div.highlight-source-js > pre`) name it on a wrapper.
+            let parent = dom.nodes[pre].parent as usize;
+            [parent, dom.nodes[parent].parent as usize]
+                .into_iter()
+                .filter(|&a| a > 0 && dom.tag(a).is_some())
+                .find_map(|a| language(dom, a).or_else(|| sphinx_language(dom, a)))
+        })
+        .map(|l| match l.to_ascii_lowercase().as_str() {
+            "python3" | "py3" | "py" => "python".to_string(),
+            other => other.to_string(),
+        });
     (code, lang)
+}
+
+/// A `<pre>` whose class is a language's bare name (rustdoc's `pre.rust`,
+/// pandoc's `pre.sourceCode.python`).
+fn bare_language(dom: &Dom<'_>, pre: usize) -> Option<String> {
+    const KNOWN: &[&str] = &[
+        "rust",
+        "python",
+        "javascript",
+        "js",
+        "typescript",
+        "ts",
+        "json",
+        "bash",
+        "sh",
+        "shell",
+        "console",
+        "c",
+        "cpp",
+        "go",
+        "java",
+        "kotlin",
+        "ruby",
+        "php",
+        "sql",
+        "yaml",
+        "toml",
+        "html",
+        "css",
+        "xml",
+        "haskell",
+        "scala",
+        "swift",
+        "lua",
+        "perl",
+        "r",
+    ];
+    dom.attr(pre, "class")?
+        .split_whitespace()
+        .find(|t| KNOWN.iter().any(|k| k.eq_ignore_ascii_case(t)))
+        .map(str::to_string)
+}
+
+/// Sphinx's `highlight-<lexer>` wrapper class (`highlight-python3`,
+/// `highlight-pycon`, `highlight-c`); `default`, `none` and `text` name none.
+fn sphinx_language(dom: &Dom<'_>, i: usize) -> Option<String> {
+    dom.attr(i, "class")?
+        .split_whitespace()
+        .filter_map(|t| t.strip_prefix("highlight-"))
+        .find(|l| {
+            !l.is_empty()
+                && !matches!(*l, "default" | "none" | "text")
+                && l.chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '#' | '-'))
+        })
+        .map(str::to_string)
 }
 
 /// `language-x`, `lang-x`, `highlight-source-x` classes or `data-lang`.

@@ -46,6 +46,31 @@ fn markdown_constructs_render_as_gfm() {
             "```\na  b\n  c\n```",
         ),
         (
+            "sphinx names the language on a wrapper",
+            "<div class=\"highlight-python3 notranslate\"><div class=\"highlight\"><pre>x = 1</pre></div></div>",
+            "```python\nx = 1\n```",
+        ),
+        (
+            "sphinx's default lexer names none",
+            "<div class=\"highlight-default notranslate\"><div class=\"highlight\"><pre>x = 1</pre></div></div>",
+            "```\nx = 1\n```",
+        ),
+        (
+            "github names it on the wrapper",
+            "<div class=\"highlight highlight-source-js\"><pre>let x = 1;</pre></div>",
+            "```js\nlet x = 1;\n```",
+        ),
+        (
+            "a bare language class on pre (rustdoc), lower-cased",
+            "<pre class=\"rust rust-example-rendered\"><code>let x = 1;</code></pre>",
+            "```rust\nlet x = 1;\n```",
+        ),
+        (
+            "mdbook's capitalised language",
+            "<pre><code class=\"language-Rust\">let x = 1;</code></pre>",
+            "```rust\nlet x = 1;\n```",
+        ),
+        (
             "code containing fences",
             "<pre>```\nx\n```</pre>",
             "````\n```\nx\n```\n````",
