@@ -1092,3 +1092,21 @@ fn heading_permalinks_are_not_kept() {
     assert!(md.contains("[§](https://git.example/c/5fe0ab420)"), "{md}");
     assert!(md.contains("#fn1"), "{md}");
 }
+
+#[test]
+fn wikipedia_hatnotes_are_not_content() {
+    let page = format!(
+        "<body><div id=\"content\"><h1>River</h1><div id=\"bodyContent\">\
+         <div role=\"note\" class=\"hatnote navigation-not-searchable\">For other uses, see \
+         <a href=\"/wiki/River_(disambiguation)\">River (disambiguation)</a>.</div>{PARA}\
+         <h2>Geography</h2><div role=\"note\" class=\"hatnote\">Main article: \
+         <a href=\"/wiki/Geography_of_rivers\">Geography of rivers</a></div>{PARA}{PARA}\
+         </div></div></body>"
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 3, "{md}");
+    assert!(md.contains("## Geography"), "{md}");
+    for gone in ["For other uses", "Main article"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
