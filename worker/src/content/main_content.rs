@@ -131,23 +131,6 @@ impl Stats {
     }
 }
 
-/// Nodes inside a heading or block whose class names code: rustdoc's
-/// `code-header` signatures (`impl Clone for TryFromIntError`, `fn
-/// clone(&self) -> TryFromIntError`). Every type in them is a link, and
-/// those links are not navigation: they do not make a block link-heavy.
-fn code_class_context(dom: &Dom<'_>) -> Vec<bool> {
-    let n = dom.len();
-    let mut inside = vec![false; n];
-    let mut named = vec![false; n];
-    for i in 1..n {
-        let p = dom.nodes[i].parent as usize;
-        inside[i] = inside[p] || named[p];
-        named[i] = matches!(dom.tag(i), Some(Tag::H(_) | Tag::Div))
-            && dom.attr(i, "class").is_some_and(class_names_code);
-    }
-    inside
-}
-
 /// A class with a `code` word: `code-header`, `sourceCode`, `code_block`.
 fn class_names_code(class: &str) -> bool {
     class.len() >= 4
@@ -377,9 +360,11 @@ struct Hint {
     hidden: bool,
     /// A role Readability drops.
     role: bool,
-    /// A navigation bar by its markup (see [`is_navigation_table`]):
+    /// A navigation bar by its markup (see [`names_navigation`]):
     /// dropped in every attempt, like `<nav>`.
     nav_bar: bool,
+    /// A heading or block whose class names code (see [`class_names_code`]).
+    code_class: bool,
 }
 
 /// Facts about the page that no attempt changes.
@@ -409,7 +394,10 @@ struct Page {
     dt_self: Vec<bool>,
     /// The nearest data table above the node, `NONE` if there is none.
     table_above: Vec<u32>,
-    /// Inside a signature (see [`code_class_context`]).
+    /// Inside a heading or block whose class names code: rustdoc's
+    /// `code-header` signatures (`impl Clone for TryFromIntError`). Every
+    /// type in them is a link, and those links are not navigation: they do
+    /// not make a block link-heavy in the conditional clean.
     in_signature: Vec<bool>,
 }
 
@@ -417,7 +405,7 @@ struct Page {
 const NONE: u32 = u32::MAX;
 
 impl Page {
-    fn read(dom: &Dom<'_>, dead: &[bool], before: &Stats, in_signature: Vec<bool>) -> Page {
+    fn read(dom: &Dom<'_>, dead: &[bool], before: &Stats) -> Page {
         let n = dom.len();
         let mut hints = vec![Hint::default(); n];
         let set = HINT_SET.as_ref();
@@ -431,7 +419,10 @@ impl Page {
                 && (UNLIKELY_ROLES.contains(&c.role) || matches!(c.role, "search" | "contentinfo"));
             // DocBook's Prev / Up / Home / Next bars: `<table summary=
             // "Navigation header">` (and "footer").
-            h.nav_bar = dom.tag(i) == Some(Tag::Table) && is_navigation_table(dom, i);
+            h.nav_bar = dom.tag(i) == Some(Tag::Table)
+                && dom.attr(i, "summary").is_some_and(names_navigation);
+            h.code_class =
+                matches!(dom.tag(i), Some(Tag::H(_) | Tag::Div)) && class_names_code(c.class);
             let Some(set) = set else { continue };
             let mut w = 0i8;
             let mut unlikely = false;
@@ -581,6 +572,7 @@ impl Page {
         let mut keep_inside = vec![false; n];
         let mut in_figure = vec![false; n];
         let mut table_above = vec![NONE; n];
+        let mut in_signature = vec![false; n];
         let is_landmark = |i: usize| matches!(dom.tag(i), Some(Tag::Article | Tag::Main));
         let mut in_landmark = vec![false; n];
         let mut has_landmark = vec![false; n];
@@ -598,6 +590,7 @@ impl Page {
             in_landmark[i] = in_landmark[p] || is_landmark(p);
             keep_inside[i] = keep_inside[p] || pt == Some(Tag::Code) || dt_self[p];
             table_above[i] = if dt_self[p] { p as u32 } else { table_above[p] };
+            in_signature[i] = in_signature[p] || hints[p].code_class;
         }
         Page {
             hints,
@@ -618,11 +611,11 @@ impl Page {
     }
 }
 
-/// A table whose `summary` says it is navigation: DocBook's "Navigation
-/// header" and "Navigation footer" (PostgreSQL's, Valgrind's manuals).
-fn is_navigation_table(dom: &Dom<'_>, t: usize) -> bool {
-    dom.attr(t, "summary")
-        .is_some_and(|s| s.len() >= 10 && s.to_ascii_lowercase().contains("navigation"))
+/// A table `summary` that says the table is navigation: DocBook's
+/// "Navigation header" and "Navigation footer" (PostgreSQL's, Valgrind's
+/// manuals).
+fn names_navigation(summary: &str) -> bool {
+    summary.len() >= 10 && summary.to_ascii_lowercase().contains("navigation")
 }
 
 /// Readability's `_markDataTables` for one table, from its subtree facts.
@@ -635,9 +628,6 @@ fn is_data_table(
     cols: u32,
 ) -> bool {
     if dom.attr(t, "role") == Some("presentation") || dom.attr(t, "datatable") == Some("0") {
-        return false;
-    }
-    if is_navigation_table(dom, t) {
         return false;
     }
     if dom.attr(t, "summary").is_some_and(|s| !s.is_empty()) {
@@ -690,9 +680,8 @@ struct Attempt {
 
 /// The main-content selection, starting from already-dead nodes.
 fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stats) {
-    let in_signature = code_class_context(dom);
     let before = Stats::compute(dom, &base);
-    let page = Page::read(dom, &base, &before, in_signature);
+    let page = Page::read(dom, &base, &before);
     let mut best: Option<Attempt> = None;
     for flags in [
         ALL_FLAGS,
