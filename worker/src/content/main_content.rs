@@ -25,6 +25,10 @@ pub struct Selection {
     pub roots: Vec<usize>,
     /// Per node: skip this node's subtree.
     pub dead: Vec<bool>,
+    /// Figure captions taken out of the text (see [`take_captions`]), each
+    /// with the image it describes, sorted by image: markdown writes the
+    /// caption as that image's title.
+    pub captions: Vec<(usize, String)>,
 }
 
 /// How to select.
@@ -193,13 +197,18 @@ pub fn select(dom: &Dom<'_>, rules: &Rules<'_>) -> Selection {
                 i += 1;
             }
         }
-        return Selection { roots, dead };
+        return Selection {
+            roots,
+            dead,
+            captions: Vec::new(),
+        };
     }
     let body = dom.body();
     if !rules.only_main {
         return Selection {
             roots: vec![body],
             dead,
+            captions: Vec::new(),
         };
     }
     if let Some(slug) = rules.slug {
@@ -745,6 +754,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
             Selection {
                 roots: vec![body],
                 dead: base,
+                captions: Vec::new(),
             },
             before,
         );
@@ -752,7 +762,194 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
     strip_boilerplate(dom, &mut dead, &before, &page, &roots);
     drop_remnants(dom, &mut dead, &before, &page, &roots);
     add_title_heading(dom, &mut dead, &mut roots);
-    (Selection { roots, dead }, before)
+    drop_kicker(dom, &mut dead, &before, &roots);
+    let captions = take_captions(dom, &mut dead, &before, &roots);
+    (
+        Selection {
+            roots,
+            dead,
+            captions,
+        },
+        before,
+    )
+}
+
+/// Drops a kicker: the short line of links right above the title heading
+/// (a section name, "SPACE"; "News · War · Video"). Walks up from the
+/// first live `<h1>` of the selection, at most four levels and not past
+/// its root, dropping the previous siblings that are at most 60
+/// characters and at least 80% link text, nearest first; the first other
+/// sibling with text ends the walk.
+fn drop_kicker(dom: &Dom<'_>, dead: &mut [bool], before: &Stats, roots: &[usize]) {
+    let first_h1 = roots.iter().find_map(|&r| {
+        let end = dom.nodes[r].end as usize;
+        let mut j = r;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            if dom.tag(j) == Some(Tag::H(1)) {
+                return Some((r, j));
+            }
+            j += 1;
+        }
+        None
+    });
+    let Some((r, h)) = first_h1 else { return };
+    let mut a = h;
+    for _ in 0..4 {
+        if a == r {
+            return;
+        }
+        let p = dom.nodes[a].parent as usize;
+        let before_a: Vec<usize> = live_element_children(dom, dead, p)
+            .take_while(|&s| s < a)
+            .collect();
+        for &s in before_a.iter().rev() {
+            let n = before.chars[s];
+            if n == 0 {
+                continue;
+            }
+            if n > 60 || (before.link_chars[s] as f32) < 0.8 * n as f32 {
+                return;
+            }
+            dead[s] = true;
+        }
+        a = p;
+    }
+}
+
+/// Takes figure captions out of the text: a `<figcaption>`, or an element
+/// whose class names a caption (`wp-caption-text`, `image-caption`) and
+/// that holds no image itself, in a box (up to three levels up, inside the
+/// selection) that holds an image, video or frame. A caption describes its
+/// picture; it is not the article's text, and the article benchmarks'
+/// ground truths leave captions out (ScrapingHub's, trafilatura's,
+/// newspaper4k's; Readability's output keeps them). Each caption whose
+/// picture is a live `<img>` is returned with it, sorted by image, for
+/// markdown to write as the image's title (`![alt](src "caption")`), so
+/// the words stay with their picture.
+fn take_captions(
+    dom: &Dom<'_>,
+    dead: &mut [bool],
+    before: &Stats,
+    roots: &[usize],
+) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for &r in roots {
+        let end = dom.nodes[r].end as usize;
+        let mut j = r + 1;
+        while j < end {
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            if is_caption(dom, before, j) {
+                if let Some(host) = media_box(dom, before, r, j) {
+                    let text = dom.text_of(j, Some(dead));
+                    dead[j] = true;
+                    if let Some(img) = first_live_image(dom, dead, host) {
+                        if !text.is_empty() {
+                            out.push((img, text));
+                        }
+                    }
+                    j = dom.nodes[j].end as usize;
+                    continue;
+                }
+            }
+            j += 1;
+        }
+    }
+    out.sort_by_key(|c| c.0);
+    // One caption per picture: the first.
+    out.dedup_by_key(|c| c.0);
+    out
+}
+
+fn is_caption(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
+    if !(1..=600).contains(&before.chars[j]) {
+        return false;
+    }
+    match dom.tag(j) {
+        None | Some(Tag::Caption) => false,
+        Some(Tag::Block) if dom.name(j) == "figcaption" => true,
+        _ => {
+            dom.attr(j, "class").is_some_and(|c| {
+                c.split_ascii_whitespace()
+                    .any(|t| t.to_ascii_lowercase().contains("caption"))
+            }) && !holds_media(dom, j)
+        }
+    }
+}
+
+fn holds_media(dom: &Dom<'_>, i: usize) -> bool {
+    (i + 1..dom.nodes[i].end as usize).any(|k| {
+        dom.tag(k) == Some(Tag::Img)
+            || (dom.tag(k).is_some() && matches!(dom.name(k), "picture" | "video" | "iframe"))
+    })
+}
+
+/// The box around caption `j` that holds its picture: a parent up to three
+/// levels up, below the selection root `r`, with at most 150 characters of
+/// text besides captions (a credit, "Image 1 of 8"), that holds an image,
+/// video or frame, or is a `<figure>` with no text but the caption's (its
+/// picture is loaded by script: NBC's placeholders, an `<img>` only in
+/// `<noscript>`). A box around a code listing, a table or a quotation has
+/// text of its own: its caption ("Listing 4-1: …") stays.
+fn media_box(dom: &Dom<'_>, before: &Stats, r: usize, j: usize) -> Option<usize> {
+    let mut a = dom.nodes[j].parent as usize;
+    for _ in 0..3 {
+        if a <= r || a >= j || text_besides_captions(dom, before, a) > 150 {
+            return None;
+        }
+        if holds_media(dom, a)
+            || (dom.tag(a) == Some(Tag::Block)
+                && dom.name(a) == "figure"
+                && before.chars[a] == before.chars[j])
+        {
+            return Some(a);
+        }
+        a = dom.nodes[a].parent as usize;
+    }
+    None
+}
+
+/// Text of `a` outside the captions in it (see [`is_caption`]).
+fn text_besides_captions(dom: &Dom<'_>, before: &Stats, a: usize) -> u32 {
+    let all = before.chars[a];
+    // A box this big is more than a picture, whatever its captions.
+    if all > 5000 {
+        return all;
+    }
+    let end = dom.nodes[a].end as usize;
+    let mut captions = 0;
+    let mut k = a + 1;
+    while k < end {
+        if is_caption(dom, before, k) {
+            captions += before.chars[k];
+            k = dom.nodes[k].end as usize;
+            continue;
+        }
+        k += 1;
+    }
+    all - captions
+}
+
+fn first_live_image(dom: &Dom<'_>, dead: &[bool], host: usize) -> Option<usize> {
+    let end = dom.nodes[host].end as usize;
+    let mut k = host + 1;
+    while k < end {
+        if dead[k] {
+            k = dom.nodes[k].end as usize;
+            continue;
+        }
+        if dom.tag(k) == Some(Tag::Img) {
+            return Some(k);
+        }
+        k += 1;
+    }
+    None
 }
 
 /// What a selection keeps.
@@ -1822,6 +2019,8 @@ const CREDITS: &[&str] = &[
     "klicken zum vergrößern",
     "bild vergrößern",
     "cliquez pour agrandir",
+    // What WordPress (Jetpack) writes where a slideshow would be.
+    "this slideshow requires javascript",
 ];
 
 /// Stock photo agencies, as a credit names them (lower case).
@@ -1864,6 +2063,7 @@ static FIRST_WORDS: LazyLock<rustc_hash::FxHashSet<&'static str>> = LazyLock::ne
         .chain(TAG_LEAD_INS)
         .chain(CREDITS)
         .chain(AD_WORDS)
+        .chain(&["copyright"])
         .filter_map(|p| p.split(|c: char| !is_word_char(c)).find(|w| !w.is_empty()))
         .collect()
 });
@@ -1964,6 +2164,9 @@ fn is_ad_or_credit_line(
         return true;
     }
     CREDITS.iter().any(|c| t.starts_with(c))
+        // A site's notice under the article ("Copyright 2019 Hawaii News
+        // Now. All rights reserved.").
+        || (t.starts_with("copyright") && t.contains("all rights reserved"))
 }
 
 /// The text of a small subtree, whitespace collapsed and lower-cased, in
@@ -2040,6 +2243,7 @@ fn is_ad_or_loading(text: &str) -> bool {
 /// advertisement labels and the button labels of image viewers.
 const AD_WORDS: &[&str] = &[
     "ad",
+    "advert",
     "advertising",
     "advertisement",
     "pub",

@@ -107,7 +107,12 @@ fn open(
         Tag::Img => {
             let src = image_source(dom, i).and_then(|s| resolver.resolve(s));
             if let Some(src) = src {
-                w.image(dom.attr(i, "alt").unwrap_or(""), &src);
+                let caption = sel
+                    .captions
+                    .binary_search_by_key(&i, |c| c.0)
+                    .ok()
+                    .map(|k| sel.captions[k].1.as_str());
+                w.image(dom.attr(i, "alt").unwrap_or(""), &src, caption);
             }
             (Close::Nothing, true)
         }

@@ -438,7 +438,8 @@ impl Writer {
         }
     }
 
-    pub(super) fn image(&mut self, alt: &str, src: &Url) {
+    /// `![alt](src "title")`: the title is the figure's caption, if any.
+    pub(super) fn image(&mut self, alt: &str, src: &Url, title: Option<&str>) {
         if !self.md {
             return;
         }
@@ -458,6 +459,21 @@ impl Writer {
         }
         self.out.push_str("](");
         self.out.push_str(&md_url(src));
+        if let Some(title) = title {
+            let mut t = String::new();
+            push_collapsed(&mut t, title);
+            let t = t.trim();
+            if !t.is_empty() {
+                self.out.push_str(" \"");
+                for c in t.chars() {
+                    if matches!(c, '"' | '\\') {
+                        self.out.push('\\');
+                    }
+                    self.out.push(c);
+                }
+                self.out.push('"');
+            }
+        }
         self.out.push(')');
         self.line_start = false;
     }

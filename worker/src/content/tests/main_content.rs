@@ -1110,3 +1110,83 @@ fn wikipedia_hatnotes_are_not_content() {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
     }
 }
+
+#[test]
+fn figure_captions_leave_the_text_and_become_the_image_title() {
+    let page = format!(
+        "<body><article>{PARA}\
+         <figure><img src=\"/r.jpg\" alt=\"River\"><figcaption>A river bend at dusk, \
+         \"low water\"</figcaption></figure>{PARA}\
+         <div class=\"wp-caption\"><img src=\"/d.jpg\" alt=\"\">\
+         <p class=\"wp-caption-text\">The delta (seen from above)</p></div>{PARA}\
+         <figure class=\"lazy\"><div class=\"placeholder\" data-src=\"/l.jpg\"></div>\
+         <figcaption>A ford in spring</figcaption></figure>\
+         <figure class=\"listing\"><pre>flow(river)</pre><figcaption>Listing 1: a river \
+         flows</figcaption></figure>{PARA}</article></body>"
+    );
+    let opts = ContentOptions {
+        want_text: true,
+        ..ContentOptions::default()
+    };
+    let out = run(&page, &opts);
+    let md = out.markdown.unwrap_or_default();
+    let text = out.text.unwrap_or_default();
+    assert!(
+        md.contains("![River](https://example.com/r.jpg \"A river bend at dusk, \\\"low water\\\"\")"),
+        "{md}"
+    );
+    assert!(
+        md.contains("![](https://example.com/d.jpg \"The delta (seen from above)\")"),
+        "{md}"
+    );
+    for gone in ["A river bend", "The delta", "A ford in spring"] {
+        assert_eq!(md.matches(gone).count(), md.matches(&format!("\"{gone}")).count(), "{md}");
+        assert!(!text.contains(gone), "{gone:?} left in the text\n{text}");
+    }
+    // A listing's caption is the listing's: it stays in the text.
+    assert!(text.contains("Listing 1: a river flows"), "{text}");
+    assert_eq!(text.matches("Rivers carve valleys").count(), 4, "{text}");
+}
+
+#[test]
+fn a_line_of_links_right_above_the_title_is_a_kicker() {
+    let page = format!(
+        "<body><article><header><div class=\"category\"><a href=\"/space\">SPACE</a></div>\
+         <div class=\"title\"><h1>Rivers of Titan</h1></div>\
+         <div class=\"tags\"><a href=\"/a\">News</a> <a href=\"/b\">Video</a></div></header>\
+         {PARA}{PARA}</article></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.starts_with("# Rivers of Titan\n"), "{md}");
+    assert!(!md.contains("SPACE"), "{md}");
+    // A line that is not links ends the walk, and stays.
+    let page = format!(
+        "<body><article><header><p>Review</p><div class=\"section\"><a href=\"/s\">Space</a></div>\
+         <h1>Rivers of Titan</h1></header>{PARA}{PARA}</article></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("Review"), "{md}");
+    assert!(!md.contains("[Space]"), "{md}");
+    let page = format!(
+        "<body><article><header><div class=\"section\"><a href=\"/s\">Space</a></div><p>Review</p>\
+         <h1>Rivers of Titan</h1></header>{PARA}{PARA}</article></body>"
+    );
+    let md = md_main(&page);
+    assert!(md.contains("[Space]"), "{md}");
+}
+
+#[test]
+fn ad_labels_widget_notices_and_copyright_lines_go() {
+    let page = format!(
+        "<body><article>{PARA}<div class=\"x1\"><span>Advert</span></div>{PARA}\
+         <p>This slideshow requires JavaScript.</p>{PARA}\
+         <p>Copyright law protects the maps of the river authority.</p>\
+         <p><i>Copyright 2019 River News Now. All rights reserved.</i></p></article></body>"
+    );
+    let md = md_main(&page);
+    assert_eq!(md.matches("Rivers carve valleys").count(), 3, "{md}");
+    assert!(md.contains("Copyright law protects"), "{md}");
+    for gone in ["Advert", "slideshow", "All rights reserved"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+}
