@@ -11,6 +11,8 @@
 #   trafilatura 1.1.0 (PyPI sdist)   tests/cache/: the HTML of 100 of them
 #   newspaper4k 0.9.6 (PyPI sdist)   tests/data/{html,txt}: 18 news pages in
 #                                    8 languages with newspaper4k's text
+#   bench/extraction/data/           scrapinghub-subset.tar.xz: ScrapingHub's
+#                                    pages that could be copied here (in git)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 DATA=.bench-data/extraction
@@ -80,10 +82,17 @@ unpack readabilityrs-0.1.4.crate readabilityrs-0.1.4
 unpack trafilatura-0.6.0.crate trafilatura-0.6.0
 unpack trafilatura-1.1.0.tar.gz trafilatura-1.1.0
 unpack newspaper4k-0.9.6.tar.gz newspaper4k-0.9.6
+# Set D: the ScrapingHub pages copied into the repo (see eval.py's docstring).
+SUBSET=bench/extraction/data/scrapinghub-subset.tar.xz
+if [ ! -d "$DATA/scrapinghub-subset" ] || [ "$SUBSET" -nt "$DATA/scrapinghub-subset" ]; then
+  rm -rf "$DATA/scrapinghub-subset"
+  tar -xJf "$SUBSET" -C "$DATA"
+fi
 
 echo "fetch.sh: $(ls "$DATA/readabilityrs-0.1.4/tests/test-pages" | wc -l) Readability test pages," \
   "$(ls "$DATA/trafilatura-1.1.0/tests/cache" | wc -l) trafilatura cache pages," \
-  "$(ls "$DATA/newspaper4k-0.9.6/tests/data/txt" | wc -l) newspaper4k texts in $DATA"
+  "$(ls "$DATA/newspaper4k-0.9.6/tests/data/txt" | wc -l) newspaper4k texts," \
+  "$(ls "$DATA/scrapinghub-subset/html" | wc -l) ScrapingHub pages in $DATA"
 
 # The extractors we compare with: latest trafilatura (PyPI) in its own venv,
 # Readability.js + jsdom (npm). Installed once; `FETCH_UPGRADE=1` refreshes.
