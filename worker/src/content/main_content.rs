@@ -328,7 +328,7 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
         // Ours, after the selection (trafilatura's discard words): related
         // stories, share and tag bars, author boxes, comment links, photo credits.
-        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|hatnote|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more",
+        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|hatnote|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more|trending",
         // Text for screen readers only ("Image caption", "Skip to content",
         // "(opens in a new tab)"), by the class names sites use for it.
         r"(?i)(^|\s)(sr-only|visually-?hidden|off-?screen|screen-?reader-(text|only)|screenreader-only|u-visually-hidden|element-invisible)(\s|$)",
@@ -761,7 +761,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
     };
     strip_boilerplate(dom, &mut dead, &before, &page, &roots);
     drop_remnants(dom, &mut dead, &before, &page, &roots);
-    add_title_heading(dom, &mut dead, &mut roots);
+    add_title_heading(dom, &before, &mut dead, &mut roots);
     drop_kicker(dom, &mut dead, &before, &roots);
     let captions = take_captions(dom, &mut dead, &before, &roots);
     (
@@ -1730,7 +1730,7 @@ fn strip_boilerplate(
                 j = dom.nodes[j].end as usize;
                 continue;
             }
-            if is_permalink(dom, before, j) {
+            if is_permalink(dom, before, j) || is_home_link_heading(dom, before, j) {
                 dead[j] = true;
                 j = dom.nodes[j].end as usize;
                 continue;
@@ -1821,6 +1821,29 @@ fn is_permalink(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
         && (1..=2).contains(&before.chars[j])
         && dom.attr(j, "href").is_some_and(|h| h.starts_with('#'))
         && MARKS.contains(&dom.text_of(j, None).trim())
+}
+
+/// A top heading that is one link to a site's home page: the site's name
+/// over its pages (WordPress themes write `<h1><a href="/">Blog name</a>`),
+/// not this page's title.
+fn is_home_link_heading(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
+    if dom.tag(j) != Some(Tag::H(1))
+        || before.chars[j] == 0
+        || before.link_chars[j] != before.chars[j]
+    {
+        return false;
+    }
+    let end = dom.nodes[j].end as usize;
+    let mut links = (j + 1..end).filter(|&k| dom.tag(k) == Some(Tag::A));
+    let (Some(a), None) = (links.next(), links.next()) else {
+        return false;
+    };
+    let href = dom.attr(a, "href").unwrap_or("").trim();
+    let path = match href.split_once("://") {
+        Some((_, rest)) => rest.find('/').map_or("", |k| &rest[k..]),
+        None => href,
+    };
+    matches!(path, "/" | "/index.html" | "/index.php") || (href.contains("://") && path.is_empty())
 }
 
 /// Drops what is left of a box the cleaning emptied: a heading over a
@@ -2063,7 +2086,6 @@ static FIRST_WORDS: LazyLock<rustc_hash::FxHashSet<&'static str>> = LazyLock::ne
         .chain(TAG_LEAD_INS)
         .chain(CREDITS)
         .chain(AD_WORDS)
-        .chain(&["copyright"])
         .filter_map(|p| p.split(|c: char| !is_word_char(c)).find(|w| !w.is_empty()))
         .collect()
 });
@@ -2164,9 +2186,6 @@ fn is_ad_or_credit_line(
         return true;
     }
     CREDITS.iter().any(|c| t.starts_with(c))
-        // A site's notice under the article ("Copyright 2019 Hawaii News
-        // Now. All rights reserved.").
-        || (t.starts_with("copyright") && t.contains("all rights reserved"))
 }
 
 /// The text of a small subtree, whitespace collapsed and lower-cased, in
@@ -2272,8 +2291,10 @@ const AD_WORDS: &[&str] = &[
 ];
 /// Puts the page's `<h1>` in front when the content starts after it. An h1
 /// inside removed chrome (a page header) counts only when the `<title>`
-/// repeats it, and any other only when it shares a word with the `<title>`.
-fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {
+/// repeats it, and any other only when it shares a word with the `<title>`;
+/// one that links the home page is the site's name (see
+/// [`is_home_link_heading`]).
+fn add_title_heading(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &mut Vec<usize>) {
     let Some(&first) = roots.first() else { return };
     let has_h1 = roots
         .iter()
@@ -2294,7 +2315,10 @@ fn add_title_heading(dom: &Dom<'_>, dead: &mut [bool], roots: &mut Vec<usize>) {
         if p < i && !live[p] {
             live[i] = false;
         }
-        if dom.tag(i) != Some(Tag::H(1)) || roots.iter().any(|&r| dom.contains(r, i)) {
+        if dom.tag(i) != Some(Tag::H(1))
+            || roots.iter().any(|&r| dom.contains(r, i))
+            || is_home_link_heading(dom, before, i)
+        {
             continue;
         }
         let text = dom.text_of(i, None).to_lowercase();

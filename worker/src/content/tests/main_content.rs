@@ -1132,7 +1132,9 @@ fn figure_captions_leave_the_text_and_become_the_image_title() {
     let md = out.markdown.unwrap_or_default();
     let text = out.text.unwrap_or_default();
     assert!(
-        md.contains("![River](https://example.com/r.jpg \"A river bend at dusk, \\\"low water\\\"\")"),
+        md.contains(
+            "![River](https://example.com/r.jpg \"A river bend at dusk, \\\"low water\\\"\")"
+        ),
         "{md}"
     );
     assert!(
@@ -1140,7 +1142,11 @@ fn figure_captions_leave_the_text_and_become_the_image_title() {
         "{md}"
     );
     for gone in ["A river bend", "The delta", "A ford in spring"] {
-        assert_eq!(md.matches(gone).count(), md.matches(&format!("\"{gone}")).count(), "{md}");
+        assert_eq!(
+            md.matches(gone).count(),
+            md.matches(&format!("\"{gone}")).count(),
+            "{md}"
+        );
         assert!(!text.contains(gone), "{gone:?} left in the text\n{text}");
     }
     // A listing's caption is the listing's: it stays in the text.
@@ -1176,17 +1182,41 @@ fn a_line_of_links_right_above_the_title_is_a_kicker() {
 }
 
 #[test]
-fn ad_labels_widget_notices_and_copyright_lines_go() {
+fn ad_labels_widget_notices_and_trending_lists_go() {
     let page = format!(
-        "<body><article>{PARA}<div class=\"x1\"><span>Advert</span></div>{PARA}\
+        "<body><div class=\"story\">{PARA}<div class=\"x1\"><span>Advert</span></div>{PARA}\
          <p>This slideshow requires JavaScript.</p>{PARA}\
-         <p>Copyright law protects the maps of the river authority.</p>\
-         <p><i>Copyright 2019 River News Now. All rights reserved.</i></p></article></body>"
+         <p>This river carries silt to the sea.</p>{PARA}\
+         <section class=\"block block-hosted-article-hosted-trending-articles\">\
+         <div class=\"trending\"><h3>Trending</h3><ol class=\"rounded-list\">\
+         <li><a href=\"/t/1\">'Tarzan' actor Ron Ely's wife killed; son shot by deputies</a></li>\
+         <li><a href=\"/t/2\">Iowa man finds 5 inches of animal blood flooding basement</a></li>\
+         <li><a href=\"/t/3\">Airline went into records after Max crash, engineer says</a></li>\
+         </ol></div></section></div></body>"
     );
     let md = md_main(&page);
-    assert_eq!(md.matches("Rivers carve valleys").count(), 3, "{md}");
-    assert!(md.contains("Copyright law protects"), "{md}");
-    for gone in ["Advert", "slideshow", "All rights reserved"] {
+    assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
+    assert!(md.contains("This river carries silt"), "{md}");
+    for gone in ["Advert", "slideshow", "Trending", "basement"] {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
     }
+}
+
+#[test]
+fn a_top_heading_linking_the_home_page_is_the_site_name() {
+    let page = |h1: &str| {
+        format!(
+            "<body><div id=\"page\"><div id=\"pagetitle\"><h1>{h1}</h1></div>\
+             <div class=\"post\"><h2>Do not hate a people too much</h2>{PARA}{PARA}{PARA}</div>\
+             </div></body>"
+        )
+    };
+    for home in ["https://example.com/", "/", "https://example.com"] {
+        let md = md_main(&page(&format!("<a href=\"{home}\">River News</a>")));
+        assert!(!md.contains("River News"), "{home}: {md}");
+        assert!(md.contains("Do not hate"), "{md}");
+    }
+    // A title that links to its own page stays.
+    let md = md_main(&page("<a href=\"/2015/03/rivers.html\">River News</a>"));
+    assert!(md.contains("River News"), "{md}");
 }
