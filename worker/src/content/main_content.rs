@@ -846,7 +846,7 @@ fn take_captions(
                 continue;
             }
             if is_caption(dom, before, j) {
-                if let Some(host) = media_box(dom, before, r, j) {
+                if let Some(host) = media_box(dom, dead, before, r, j) {
                     let text = dom.text_of(j, Some(dead));
                     dead[j] = true;
                     if let Some(img) = first_live_image(dom, dead, host) {
@@ -892,21 +892,23 @@ fn holds_media(dom: &Dom<'_>, i: usize) -> bool {
 
 /// The box around caption `j` that holds its picture: a parent up to three
 /// levels up, below the selection root `r`, with at most 150 characters of
-/// text besides captions (a credit, "Image 1 of 8"), that holds an image,
-/// video or frame, or is a `<figure>` with no text but the caption's (its
-/// picture is loaded by script: NBC's placeholders, an `<img>` only in
-/// `<noscript>`). A box around a code listing, a table or a quotation has
+/// live text besides captions (a credit, "Image 1 of 8"), that holds an
+/// image, video or frame, or is a `<figure>` with no live text but its
+/// captions' (its picture is loaded by script: NBC's and the BBC's
+/// placeholders, an `<img>` only in `<noscript>`). A box around a code listing, a table or a quotation has
 /// text of its own: its caption ("Listing 4-1: …") stays.
-fn media_box(dom: &Dom<'_>, before: &Stats, r: usize, j: usize) -> Option<usize> {
+fn media_box(dom: &Dom<'_>, dead: &[bool], before: &Stats, r: usize, j: usize) -> Option<usize> {
     let mut a = dom.nodes[j].parent as usize;
     for _ in 0..3 {
-        if a <= r || a >= j || text_besides_captions(dom, before, a) > 150 {
+        if a <= r || a >= j {
+            return None;
+        }
+        let other = text_besides_captions(dom, dead, before, a);
+        if other > 150 {
             return None;
         }
         if holds_media(dom, a)
-            || (dom.tag(a) == Some(Tag::Block)
-                && dom.name(a) == "figure"
-                && before.chars[a] == before.chars[j])
+            || (dom.tag(a) == Some(Tag::Block) && dom.name(a) == "figure" && other == 0)
         {
             return Some(a);
         }
@@ -915,25 +917,28 @@ fn media_box(dom: &Dom<'_>, before: &Stats, r: usize, j: usize) -> Option<usize>
     None
 }
 
-/// Text of `a` outside the captions in it (see [`is_caption`]).
-fn text_besides_captions(dom: &Dom<'_>, before: &Stats, a: usize) -> u32 {
+/// Live text of `a` outside the captions in it (see [`is_caption`]),
+/// in characters.
+fn text_besides_captions(dom: &Dom<'_>, dead: &[bool], before: &Stats, a: usize) -> u32 {
     let all = before.chars[a];
     // A box this big is more than a picture, whatever its captions.
     if all > 5000 {
         return all;
     }
     let end = dom.nodes[a].end as usize;
-    let mut captions = 0;
+    let mut other = 0;
     let mut k = a + 1;
     while k < end {
-        if is_caption(dom, before, k) {
-            captions += before.chars[k];
+        if dead[k] || is_caption(dom, before, k) {
             k = dom.nodes[k].end as usize;
             continue;
         }
+        if let Kind::Text(_) = dom.nodes[k].kind {
+            other += dom.nodes[k].text.chars;
+        }
         k += 1;
     }
-    all - captions
+    other
 }
 
 fn first_live_image(dom: &Dom<'_>, dead: &[bool], host: usize) -> Option<usize> {

@@ -1122,7 +1122,14 @@ fn figure_captions_leave_the_text_and_become_the_image_title() {
          <figure class=\"lazy\"><div class=\"placeholder\" data-src=\"/l.jpg\"></div>\
          <figcaption>A ford in spring</figcaption></figure>\
          <figure class=\"listing\"><pre>flow(river)</pre><figcaption>Listing 1: a river \
-         flows</figcaption></figure>{PARA}</article></body>"
+         flows</figcaption></figure>{PARA}\
+         <figure><span class=\"image-and-copyright-container\">\
+         <div class=\"js-delayed-image-load\" data-src=\"/w.jpg\"></div>\
+         <span class=\"off-screen\">Image copyright</span>\
+         <span class=\"story-image-copyright\">Getty Images</span></span>\
+         <figcaption><span class=\"off-screen\">Image caption</span>\
+         <span class=\"media-caption__text\">The weir at night</span></figcaption></figure>\
+         </article></body>"
     );
     let opts = ContentOptions {
         want_text: true,
@@ -1141,7 +1148,12 @@ fn figure_captions_leave_the_text_and_become_the_image_title() {
         md.contains("![](https://example.com/d.jpg \"The delta (seen from above)\")"),
         "{md}"
     );
-    for gone in ["A river bend", "The delta", "A ford in spring"] {
+    for gone in [
+        "A river bend",
+        "The delta",
+        "A ford in spring",
+        "The weir at night",
+    ] {
         assert_eq!(
             md.matches(gone).count(),
             md.matches(&format!("\"{gone}")).count(),
