@@ -394,7 +394,10 @@ fn boxes_inside_the_article_that_name_themselves_boilerplate_are_dropped() {
          <div class=\"entry-meta\">Posted in Rivers</div>\
          <div class=\"article-footer\"><a class=\"comments-link\" href=\"#c\">71 comments</a></div>\
          <div class=\"TestReport__AuthorBox\"><p>Jane Doe writes about rivers, lakes, and the \
-         sea for the science desk.</p></div>{PARA}</article></body>"
+         sea for the science desk.</p></div>{PARA}\
+         <div class=\"post-author\"><h5><a href=\"/author/regan\">Regan</a></h5><p>Regan is a \
+         native of the coast who now lives inland with two sons and two cats.</p></div>\
+         </article></body>"
     );
     let md = md_main(&page);
     assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
@@ -408,6 +411,7 @@ fn boxes_inside_the_article_that_name_themselves_boilerplate_are_dropped() {
         "Deltas of the world",
         "Posted in Rivers",
         "71 comments",
+        "two cats",
         "Jane Doe writes",
     ] {
         assert!(!md.contains(gone), "{gone:?} left in\n{md}");
