@@ -374,6 +374,9 @@ struct Hint {
     nav_bar: bool,
     /// A heading or block whose class names code (see [`class_names_code`]).
     code_class: bool,
+    /// A figure caption by its markup: `<figcaption>`, or a class naming a
+    /// caption (see [`is_caption`]).
+    caption: bool,
 }
 
 /// Facts about the page that no attempt changes.
@@ -408,6 +411,8 @@ struct Page {
     /// type in them is a link, and those links are not navigation: they do
     /// not make a block link-heavy in the conditional clean.
     in_signature: Vec<bool>,
+    /// Some element is a caption by its markup (see [`Hint::caption`]).
+    any_caption: bool,
 }
 
 /// No such node.
@@ -432,6 +437,15 @@ impl Page {
                 && dom.attr(i, "summary").is_some_and(names_navigation);
             h.code_class =
                 matches!(dom.tag(i), Some(Tag::H(_) | Tag::Div)) && class_names_code(c.class);
+            h.caption = match dom.tag(i) {
+                None | Some(Tag::Caption) => false,
+                Some(Tag::Block) if dom.name(i) == "figcaption" => true,
+                _ => c
+                    .class
+                    .as_bytes()
+                    .windows(7)
+                    .any(|w| w.eq_ignore_ascii_case(b"caption")),
+            };
             let Some(set) = set else { continue };
             let mut w = 0i8;
             let mut unlikely = false;
@@ -601,6 +615,7 @@ impl Page {
             table_above[i] = if dt_self[p] { p as u32 } else { table_above[p] };
             in_signature[i] = in_signature[p] || hints[p].code_class;
         }
+        let any_caption = hints.iter().any(|h| h.caption);
         Page {
             hints,
             block_desc,
@@ -616,6 +631,7 @@ impl Page {
             dt_self,
             table_above,
             in_signature,
+            any_caption,
         }
     }
 }
@@ -763,7 +779,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
     drop_remnants(dom, &mut dead, &before, &page, &roots);
     add_title_heading(dom, &before, &mut dead, &mut roots);
     drop_kicker(dom, &mut dead, &before, &roots);
-    let captions = take_captions(dom, &mut dead, &before, &roots);
+    let captions = take_captions(dom, &mut dead, &before, &page, &roots);
     (
         Selection {
             roots,
@@ -834,9 +850,13 @@ fn take_captions(
     dom: &Dom<'_>,
     dead: &mut [bool],
     before: &Stats,
+    page: &Page,
     roots: &[usize],
 ) -> Vec<(usize, String)> {
     let mut out: Vec<(usize, String)> = Vec::new();
+    if !page.any_caption {
+        return out;
+    }
     for &r in roots {
         let end = dom.nodes[r].end as usize;
         let mut j = r + 1;
@@ -845,8 +865,8 @@ fn take_captions(
                 j = dom.nodes[j].end as usize;
                 continue;
             }
-            if is_caption(dom, before, j) {
-                if let Some(host) = media_box(dom, dead, before, r, j) {
+            if is_caption(dom, before, page, j) {
+                if let Some(host) = media_box(dom, dead, before, page, r, j) {
                     let text = dom.text_of(j, Some(dead));
                     dead[j] = true;
                     if let Some(img) = first_live_image(dom, dead, host) {
@@ -867,20 +887,12 @@ fn take_captions(
     out
 }
 
-fn is_caption(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
-    if !(1..=600).contains(&before.chars[j]) {
-        return false;
-    }
-    match dom.tag(j) {
-        None | Some(Tag::Caption) => false,
-        Some(Tag::Block) if dom.name(j) == "figcaption" => true,
-        _ => {
-            dom.attr(j, "class").is_some_and(|c| {
-                c.split_ascii_whitespace()
-                    .any(|t| t.to_ascii_lowercase().contains("caption"))
-            }) && !holds_media(dom, j)
-        }
-    }
+/// A caption (see [`Hint::caption`]) of at most 600 characters; one that
+/// is not a `<figcaption>` holds no picture itself.
+fn is_caption(dom: &Dom<'_>, before: &Stats, page: &Page, j: usize) -> bool {
+    page.hints[j].caption
+        && (1..=600).contains(&before.chars[j])
+        && (dom.name(j) == "figcaption" || !holds_media(dom, j))
 }
 
 fn holds_media(dom: &Dom<'_>, i: usize) -> bool {
@@ -897,13 +909,20 @@ fn holds_media(dom: &Dom<'_>, i: usize) -> bool {
 /// captions' (its picture is loaded by script: NBC's and the BBC's
 /// placeholders, an `<img>` only in `<noscript>`). A box around a code listing, a table or a quotation has
 /// text of its own: its caption ("Listing 4-1: …") stays.
-fn media_box(dom: &Dom<'_>, dead: &[bool], before: &Stats, r: usize, j: usize) -> Option<usize> {
+fn media_box(
+    dom: &Dom<'_>,
+    dead: &[bool],
+    before: &Stats,
+    page: &Page,
+    r: usize,
+    j: usize,
+) -> Option<usize> {
     let mut a = dom.nodes[j].parent as usize;
     for _ in 0..3 {
         if a <= r || a >= j {
             return None;
         }
-        let other = text_besides_captions(dom, dead, before, a);
+        let other = text_besides_captions(dom, dead, before, page, a);
         if other > 150 {
             return None;
         }
@@ -919,7 +938,13 @@ fn media_box(dom: &Dom<'_>, dead: &[bool], before: &Stats, r: usize, j: usize) -
 
 /// Live text of `a` outside the captions in it (see [`is_caption`]),
 /// in characters.
-fn text_besides_captions(dom: &Dom<'_>, dead: &[bool], before: &Stats, a: usize) -> u32 {
+fn text_besides_captions(
+    dom: &Dom<'_>,
+    dead: &[bool],
+    before: &Stats,
+    page: &Page,
+    a: usize,
+) -> u32 {
     let all = before.chars[a];
     // A box this big is more than a picture, whatever its captions.
     if all > 5000 {
@@ -929,7 +954,7 @@ fn text_besides_captions(dom: &Dom<'_>, dead: &[bool], before: &Stats, a: usize)
     let mut other = 0;
     let mut k = a + 1;
     while k < end {
-        if dead[k] || is_caption(dom, before, k) {
+        if dead[k] || is_caption(dom, before, page, k) {
             k = dom.nodes[k].end as usize;
             continue;
         }
@@ -1735,7 +1760,9 @@ fn strip_boilerplate(
                 j = dom.nodes[j].end as usize;
                 continue;
             }
-            if is_permalink(dom, before, j) || is_home_link_heading(dom, before, j) {
+            if is_permalink(dom, before, j)
+                || (dom.tag(j) == Some(Tag::H(1)) && is_home_link_heading(dom, before, j))
+            {
                 dead[j] = true;
                 j = dom.nodes[j].end as usize;
                 continue;
