@@ -1168,11 +1168,13 @@ async fn script_built_home_page_is_rendered_and_colours_come_from_computed_style
             >= 1,
         "the browser ran the app"
     );
-    let rendered_line = server.log.lock().ok().and_then(|l| {
-        l.iter()
-            .map(|l| plain(l))
-            .find(|l| l.contains("read the home page from a browser render"))
-    });
+    let rendered_line = server
+        .log_line(
+            "read the home page from a browser render",
+            std::time::Duration::from_secs(5),
+        )
+        .await
+        .map(|l| plain(&l));
     assert!(
         rendered_line.as_deref().is_some_and(
             |l| l.contains("reason=\"spa_shell\"") && l.contains("computed_styles=true")

@@ -301,6 +301,26 @@ impl Server {
             .unwrap_or_else(|p| p.into_inner())
             .join("\n")
     }
+
+    /// The first log line that contains `needle`, waiting up to `within` for
+    /// it: a thread reads the server's stderr, and under load it can be
+    /// behind the HTTP answer that followed the line.
+    pub async fn log_line(&self, needle: &str, within: Duration) -> Option<String> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let found = self
+                .log
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .iter()
+                .find(|l| l.contains(needle))
+                .cloned();
+            if found.is_some() || tokio::time::Instant::now() >= deadline {
+                return found;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
 }
 
 impl Drop for Server {
