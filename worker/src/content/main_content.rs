@@ -797,21 +797,9 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
 /// characters and at least 80% link text, nearest first; the first other
 /// sibling with text ends the walk.
 fn drop_kicker(dom: &Dom<'_>, dead: &mut [bool], before: &Stats, roots: &[usize]) {
-    let first_h1 = roots.iter().find_map(|&r| {
-        let end = dom.nodes[r].end as usize;
-        let mut j = r;
-        while j < end {
-            if dead[j] {
-                j = dom.nodes[j].end as usize;
-                continue;
-            }
-            if dom.tag(j) == Some(Tag::H(1)) {
-                return Some((r, j));
-            }
-            j += 1;
-        }
-        None
-    });
+    let first_h1 = roots
+        .iter()
+        .find_map(|&r| first_live(dom, dead, r, Tag::H(1)).map(|h| (r, h)));
     let Some((r, h)) = first_h1 else { return };
     let mut a = h;
     for _ in 0..4 {
@@ -869,7 +857,7 @@ fn take_captions(
                 if let Some(host) = media_box(dom, dead, before, page, r, j) {
                     let text = dom.text_of(j, Some(dead));
                     dead[j] = true;
-                    if let Some(img) = first_live_image(dom, dead, host) {
+                    if let Some(img) = first_live(dom, dead, host, Tag::Img) {
                         if !text.is_empty() {
                             out.push((img, text));
                         }
@@ -966,15 +954,16 @@ fn text_besides_captions(
     other
 }
 
-fn first_live_image(dom: &Dom<'_>, dead: &[bool], host: usize) -> Option<usize> {
-    let end = dom.nodes[host].end as usize;
-    let mut k = host + 1;
+/// The first live `tag` element in the subtree at `i` (`i` itself included).
+fn first_live(dom: &Dom<'_>, dead: &[bool], i: usize, tag: Tag) -> Option<usize> {
+    let end = dom.nodes[i].end as usize;
+    let mut k = i;
     while k < end {
         if dead[k] {
             k = dom.nodes[k].end as usize;
             continue;
         }
-        if dom.tag(k) == Some(Tag::Img) {
+        if dom.tag(k) == Some(tag) {
             return Some(k);
         }
         k += 1;
