@@ -43,9 +43,10 @@ text (a decompressed copy in Murrough-Foley/rs-trafilatura, 84 of the 181)
 were copied from it, those up to 200,000 characters, and are committed in
 bench/extraction/data/scrapinghub-subset.tar.xz with their ground truth. In
 that copy the bodies of <script> and <style>, HTML comments, the drawing
-inside <svg> and attribute values over 300 characters were left out; no
-of the three extractors takes article text from any of them. With a checkout of the
-full benchmark, WEBDATA_SCRAPINGHUB_DIR=path runs all 181 pages instead.
+inside <svg> and attribute values over 300 characters were left out; none
+of the three extractors takes article text from any of them. With a
+checkout of the full benchmark, WEBDATA_SCRAPINGHUB_DIR=path runs all 181
+pages instead.
 Scored twice: with ScrapingHub's own evaluate.py metric (which the issue's
 figures use: precision and recall averaged over pages, F1 of the averages,
 `\\w+` tokens with case kept) and with the 4-word-shingle F1 of A and C.

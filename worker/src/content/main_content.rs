@@ -826,8 +826,8 @@ fn drop_kicker(dom: &Dom<'_>, dead: &mut [bool], before: &Stats, roots: &[usize]
 
 /// Takes figure captions out of the text: a `<figcaption>`, or an element
 /// whose class names a caption (`wp-caption-text`, `image-caption`) and
-/// that holds no image itself, in a box (up to three levels up, inside the
-/// selection) that holds an image, video or frame. A caption describes its
+/// that holds no image itself, in a box around its picture (see
+/// [`media_box`]). A caption describes its
 /// picture; it is not the article's text, and the article benchmarks'
 /// ground truths leave captions out (ScrapingHub's, trafilatura's,
 /// newspaper4k's; Readability's output keeps them). Each caption whose
@@ -895,8 +895,9 @@ fn holds_media(dom: &Dom<'_>, i: usize) -> bool {
 /// live text besides captions (a credit, "Image 1 of 8"), that holds an
 /// image, video or frame, or is a `<figure>` with no live text but its
 /// captions' (its picture is loaded by script: NBC's and the BBC's
-/// placeholders, an `<img>` only in `<noscript>`). A box around a code listing, a table or a quotation has
-/// text of its own: its caption ("Listing 4-1: …") stays.
+/// placeholders, an `<img>` only in `<noscript>`). A box around a code
+/// listing, a table or a quotation has text of its own: its caption
+/// ("Listing 4-1: …") stays.
 fn media_box(
     dom: &Dom<'_>,
     dead: &[bool],
@@ -1847,11 +1848,9 @@ fn is_permalink(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
 /// A top heading that is one link to a site's home page: the site's name
 /// over its pages (WordPress themes write `<h1><a href="/">Blog name</a>`),
 /// not this page's title.
+/// Both callers have checked that `j` is an `<h1>`.
 fn is_home_link_heading(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
-    if dom.tag(j) != Some(Tag::H(1))
-        || before.chars[j] == 0
-        || before.link_chars[j] != before.chars[j]
-    {
+    if before.chars[j] == 0 || before.link_chars[j] != before.chars[j] {
         return false;
     }
     let end = dom.nodes[j].end as usize;
@@ -1860,11 +1859,15 @@ fn is_home_link_heading(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
         return false;
     };
     let href = dom.attr(a, "href").unwrap_or("").trim();
-    let path = match href.split_once("://") {
-        Some((_, rest)) => rest.find('/').map_or("", |k| &rest[k..]),
-        None => href,
+    // The path of an absolute ("https://host/") or scheme-relative
+    // ("//host/") URL; a bare origin has the root path.
+    let path = match href.split_once("//") {
+        Some((scheme, rest)) if scheme.is_empty() || scheme.ends_with(':') => {
+            rest.find('/').map_or("/", |k| &rest[k..])
+        }
+        _ => href,
     };
-    matches!(path, "/" | "/index.html" | "/index.php") || (href.contains("://") && path.is_empty())
+    matches!(path, "/" | "/index.html" | "/index.php")
 }
 
 /// Drops what is left of a box the cleaning emptied: a heading over a

@@ -459,20 +459,16 @@ impl Writer {
         }
         self.out.push_str("](");
         self.out.push_str(&md_url(src));
-        if let Some(title) = title {
-            let mut t = String::new();
-            push_collapsed(&mut t, title);
-            let t = t.trim();
-            if !t.is_empty() {
-                self.out.push_str(" \"");
-                for c in t.chars() {
-                    if matches!(c, '"' | '\\') {
-                        self.out.push('\\');
-                    }
-                    self.out.push(c);
+        // The caption comes collapsed and trimmed (`Dom::text_of`).
+        if let Some(t) = title.filter(|t| !t.is_empty()) {
+            self.out.push_str(" \"");
+            for c in t.chars() {
+                if matches!(c, '"' | '\\') {
+                    self.out.push('\\');
                 }
-                self.out.push('"');
+                self.out.push(c);
             }
+            self.out.push('"');
         }
         self.out.push(')');
         self.line_start = false;

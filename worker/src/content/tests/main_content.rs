@@ -1227,7 +1227,13 @@ fn a_top_heading_linking_the_home_page_is_the_site_name() {
              </div></body>"
         )
     };
-    for home in ["https://example.com/", "/", "https://example.com"] {
+    for home in [
+        "https://example.com/",
+        "/",
+        "https://example.com",
+        "//example.com/",
+        "/index.php",
+    ] {
         let md = md_main(&page(&format!("<a href=\"{home}\">River News</a>")));
         assert!(!md.contains("River News"), "{home}: {md}");
         assert!(md.contains("Do not hate"), "{md}");
