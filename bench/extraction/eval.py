@@ -327,21 +327,6 @@ def read_jsonl(path):
         return {r["id"]: r for r in map(json.loads, f)}
 
 
-def without_title(md, text):
-    """Our markdown and text minus the leading `# title` line. Every ground
-    truth here leaves the title out (Readability's content, trafilatura's
-    annotations, newspaper4k's text); we put the page's `<h1>` in front by
-    design. Reported beside the shipped figures, never instead of them."""
-    lines = md.lstrip("\n").split("\n", 1)
-    if not lines[0].startswith("# "):
-        return md, text
-    title = lines[0][2:].strip()
-    t_lines = text.lstrip("\n").split("\n", 1)
-    if ws_norm(t_lines[0]) == ws_norm(title):
-        text = t_lines[1] if len(t_lines) > 1 else ""
-    return (lines[1] if len(lines) > 1 else ""), text
-
-
 def extract_all(pages, rerun):
     os.makedirs(WORK, exist_ok=True)
     manifest = os.path.join(WORK, "manifest.json")
@@ -371,10 +356,6 @@ def extract_all(pages, rerun):
             "trafilatura": res["trafilatura"][i].get("text", ""),
             "readability": html_text(res["readability"][i].get("html", "")),
         }
-        md, txt = without_title(res["webdata"][i].get("markdown", ""),
-                                res["webdata"][i].get("text", ""))
-        texts[i]["webdata-notitle"] = markdown_words_source(md)
-        texts[i]["webdata-notitle-text"] = txt
     ms = {n: sum(r.get("ms", 0) for r in res[n].values()) for n in res}
     return texts, ms
 
@@ -388,14 +369,13 @@ def score_shingles(pages, texts):
     rows = {}
     for p in pages:
         rows[p["id"]] = {s: shingle_prf(texts[p["id"]][s], p["truth"])
-                         for s in SYSTEMS + ["webdata-text", "webdata-notitle"]}
+                         for s in SYSTEMS + ["webdata-text"]}
     return rows
 
 
 def score_b(pages, texts, system):
     """Snippet confusion counts, on the plain text (our `text`)."""
-    key = {"webdata": "webdata-text", "webdata-notitle": "webdata-notitle-text"}.get(system,
-                                                                                   system)
+    key = {"webdata": "webdata-text"}.get(system, system)
     c = collections.Counter()
     for p in pages:
         t = ws_norm(texts[p["id"]][key])
@@ -572,20 +552,6 @@ def main():
                             ("D, non-English", [p for p in d if not is_en(p)])], d_rows)
         langs = collections.Counter(p["lang"] for p in d)
         out("\nD languages: " + ", ".join(f"{k} {v}" for k, v in langs.most_common()) + ".\n")
-
-    # ---- The title heading
-    out("## Without the title heading\n")
-    out("Our markdown starts with the page's `<h1>` (put in front when the content starts "
-        "after it); no ground truth here has the title. The same outputs minus that first "
-        "line, for comparison only (the figures above are what the service returns):\n")
-    a_nt = statistics.mean(a_rows[p["id"]]["webdata-notitle"][2] for p in real)
-    c_nt = statistics.mean(c_rows[p["id"]]["webdata-notitle"][2] for p in c)
-    b_nt = prf(score_b(b, texts, "webdata-notitle"))[2]
-    d_nt = ""
-    if d:
-        d_nt = (f", D **{statistics.mean(d_rows[p['id']]['webdata-notitle'][2] for p in d):.3f}**"
-                f" (ScrapingHub's metric: **{scrapinghub_prf(d, texts, 'webdata-notitle')[2]:.3f}**)")
-    out(f"- A-real **{a_nt:.3f}**, B **{b_nt:.3f}**, C **{c_nt:.3f}**{d_nt}\n")
 
     out("## Time (sum over all %d pages, one process each, wall clock inside the "
         "extractor loop)\n" % len(a + b + c + d))

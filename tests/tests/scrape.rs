@@ -136,8 +136,12 @@ async fn every_format_comes_back_from_one_scrape() {
     assert_eq!(d["tier"], "fetch");
     assert_eq!(d["cached"], false);
     let md = d["markdown"].as_str().expect("markdown");
-    assert!(md.contains("# Gärten im Herbst"), "{md}");
+    // The title heading is metadata.title and the top of the chunks' headingPath.
+    assert!(!md.contains("Gärten im Herbst"), "{md}");
+    assert!(md.starts_with("Im Herbst braucht der Garten"), "{md}");
     assert!(md.contains("## Laub und Boden"));
+    let first_path = &d["chunks"][0]["headingPath"];
+    assert_eq!(first_path[0], "Gärten im Herbst", "{first_path}");
     assert!(
         md.contains(&format!("[regelmäßig entfernt]({})", site.url("/rasen"))),
         "absolute links: {md}"
@@ -559,7 +563,7 @@ async fn site_markdown_is_used_when_served_and_good() {
         r.json["data"]["markdown"]
             .as_str()
             .expect("md")
-            .contains("Gärten im Herbst"),
+            .contains("Im Herbst braucht der Garten"),
         "{}",
         r.text
     );
@@ -569,7 +573,7 @@ async fn site_markdown_is_used_when_served_and_good() {
         r.json["data"]["markdown"]
             .as_str()
             .expect("md")
-            .contains("Gärten im Herbst"),
+            .contains("Im Herbst braucht der Garten"),
         "{}",
         r.text
     );
@@ -583,7 +587,7 @@ async fn site_markdown_is_used_when_served_and_good() {
     assert!(r.json["data"]["markdown"]
         .as_str()
         .expect("md")
-        .contains("Gärten im Herbst"));
+        .contains("Im Herbst braucht der Garten"));
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -610,7 +614,7 @@ async fn one_shot_cli_scrapes_without_a_server() {
     );
     let md = String::from_utf8_lossy(&out.stdout);
     assert!(
-        md.contains("# Gärten im Herbst") && !md.contains("Wir verwenden Cookies"),
+        md.contains("Im Herbst braucht der Garten") && !md.contains("Wir verwenden Cookies"),
         "{md}"
     );
     let out = tokio::task::spawn_blocking({

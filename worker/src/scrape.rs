@@ -593,7 +593,7 @@ fn site_markdown_document(
     };
     let text = want(Format::Text).then(|| md.to_string());
     let chunks = want(Format::Chunks)
-        .then(|| content::chunk_markdown(md, req.options.chunk_size() as usize));
+        .then(|| content::chunk_markdown(md, req.options.chunk_size() as usize, None));
     let document = Document {
         url: req.url.clone(),
         final_url: Some(resp.final_url.to_string()),

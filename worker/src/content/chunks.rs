@@ -85,8 +85,10 @@ struct Section {
     path: Vec<String>,
 }
 
-/// Splits `markdown` into chunks of at most `chunk_size` tokens (clamped to the spec's range).
-pub fn chunk_markdown(markdown: &str, chunk_size: usize) -> Vec<Chunk> {
+/// Splits `markdown` into chunks of at most `chunk_size` tokens (clamped to
+/// the spec's range). `title`, the page's title heading when the content
+/// pipeline took it out of the markdown, is the top of every `headingPath`.
+pub fn chunk_markdown(markdown: &str, chunk_size: usize, title: Option<&str>) -> Vec<Chunk> {
     let limit = chunk_size.clamp(CHUNK_SIZE_RANGE.0, CHUNK_SIZE_RANGE.1);
     let sections = sections(markdown);
     let mut ranges = Vec::new();
@@ -115,7 +117,11 @@ pub fn chunk_markdown(markdown: &str, chunk_size: usize) -> Vec<Chunk> {
         .map(|(index, p)| Chunk {
             index: index as i64,
             tokens: Some(p.tokens as i64),
-            heading_path: heading_path(&sections, p.start, p.end),
+            heading_path: title
+                .map(|t| t.to_string())
+                .into_iter()
+                .chain(heading_path(&sections, p.start, p.end))
+                .collect(),
             text: p.text,
         })
         .collect()

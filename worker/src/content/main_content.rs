@@ -29,6 +29,9 @@ pub struct Selection {
     /// with the image it describes, sorted by image: markdown writes the
     /// caption as that image's title.
     pub captions: Vec<(usize, String)>,
+    /// The title heading taken out of the content (see [`take_title`]),
+    /// for the top of the chunks' `headingPath`.
+    pub title: Option<String>,
 }
 
 /// How to select.
@@ -201,6 +204,7 @@ pub fn select(dom: &Dom<'_>, rules: &Rules<'_>) -> Selection {
             roots,
             dead,
             captions: Vec::new(),
+            title: None,
         };
     }
     let body = dom.body();
@@ -209,6 +213,7 @@ pub fn select(dom: &Dom<'_>, rules: &Rules<'_>) -> Selection {
             roots: vec![body],
             dead,
             captions: Vec::new(),
+            title: None,
         };
     }
     if let Some(slug) = rules.slug {
@@ -761,9 +766,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
         }
     }
     let Some(Attempt {
-        mut roots,
-        mut dead,
-        ..
+        roots, mut dead, ..
     }) = best
     else {
         return (
@@ -771,20 +774,22 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
                 roots: vec![body],
                 dead: base,
                 captions: Vec::new(),
+                title: None,
             },
             before,
         );
     };
     strip_boilerplate(dom, &mut dead, &before, &page, &roots);
     drop_remnants(dom, &mut dead, &before, &page, &roots);
-    add_title_heading(dom, &before, &mut dead, &mut roots);
     drop_kicker(dom, &mut dead, &before, &roots);
+    let title = take_title(dom, &before, &mut dead, &roots);
     let captions = take_captions(dom, &mut dead, &before, &page, &roots);
     (
         Selection {
             roots,
             dead,
             captions,
+            title,
         },
         before,
     )
@@ -2313,23 +2318,89 @@ const AD_WORDS: &[&str] = &[
     "bild vergrößern",
     "agrandir l'image",
 ];
-/// Puts the page's `<h1>` in front when the content starts after it. An h1
-/// inside removed chrome (a page header) counts only when the `<title>`
-/// repeats it, and any other only when it shares a word with the `<title>`;
-/// one that links the home page is the site's name (see
-/// [`is_home_link_heading`]).
-fn add_title_heading(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &mut Vec<usize>) {
-    let Some(&first) = roots.first() else { return };
-    let has_h1 = roots
-        .iter()
-        .any(|&r| (r..dom.nodes[r].end as usize).any(|j| dom.tag(j) == Some(Tag::H(1))));
-    if has_h1 {
-        return;
-    }
+/// Takes the page's title heading out of the content and returns its
+/// text. The markdown is the body; the title is `metadata.title` (always
+/// returned) and the top of every chunk's `headingPath`. Readability.js
+/// drops a heading that repeats the title too, trafilatura reports the
+/// title apart, and no ground truth of the benchmarks here has it.
+///
+/// The title heading is the first live `<h1>` of the selection that the
+/// `<title>` names (see [`title_names`]). When a later, longer h1 is also
+/// named, the earlier one is the site's name ("The GiveWell Blog" over
+/// "September 2018 open thread", in "September 2018 open thread - The
+/// GiveWell Blog"): it goes and the later one is the title. With no h1 in
+/// the selection, a named `<h2>` that is its first heading (a WordPress
+/// theme's linked post title). An h1 the `<title>` does not name is a
+/// heading of the content and stays.
+///
+/// When the content starts after the page's h1, nothing is taken; that h1
+/// names the chunks when the `<title>` repeats it, or when it is live and
+/// shares a word with the `<title>`; one that links the home page is the
+/// site's name (see [`is_home_link_heading`]).
+fn take_title(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &[usize]) -> Option<String> {
+    let first = *roots.first()?;
     let title = dom
         .find(Tag::Title)
         .map(|t| dom.text_of(t, None).to_lowercase())
         .unwrap_or_default();
+    // Live h1s and h2s of the selection, in order.
+    let mut heads: Vec<(usize, u8)> = Vec::new();
+    let mut any_h1 = false;
+    for &r in roots {
+        let end = dom.nodes[r].end as usize;
+        let mut j = r;
+        while j < end {
+            if dom.tag(j) == Some(Tag::H(1)) {
+                any_h1 = true;
+            }
+            if dead[j] {
+                j = dom.nodes[j].end as usize;
+                continue;
+            }
+            match dom.tag(j) {
+                Some(Tag::H(level @ (1 | 2))) => {
+                    heads.push((j, level));
+                    j = dom.nodes[j].end as usize;
+                }
+                Some(Tag::H(_)) => {
+                    heads.push((j, 3));
+                    j = dom.nodes[j].end as usize;
+                }
+                _ => j += 1,
+            }
+        }
+    }
+    let text = |i: usize, dead: &[bool]| dom.text_of(i, Some(dead));
+    let named: Vec<(usize, String)> = heads
+        .iter()
+        .filter(|h| h.1 == 1)
+        .map(|h| (h.0, text(h.0, dead)))
+        .filter(|(_, t)| title_names(&title, t))
+        .collect();
+    if let Some(k) = (0..named.len()).find(|&k| {
+        !named[k + 1..]
+            .iter()
+            .any(|l| l.1.chars().count() > named[k].1.chars().count())
+    }) {
+        for site in &named[..k] {
+            dead[site.0] = true;
+        }
+        dead[named[k].0] = true;
+        return Some(named[k].1.clone());
+    }
+    if !heads.iter().any(|h| h.1 == 1) {
+        if let Some(&(h2, 2)) = heads.first() {
+            let t = text(h2, dead);
+            if title_names(&title, &t) {
+                dead[h2] = true;
+                return Some(t);
+            }
+        }
+    }
+    if any_h1 {
+        return None;
+    }
+    // The content starts after the page's h1: that h1 names the chunks.
     let mut live = vec![true; first];
     for i in 0..first {
         if dead[i] {
@@ -2345,7 +2416,8 @@ fn add_title_heading(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &m
         {
             continue;
         }
-        let text = dom.text_of(i, None).to_lowercase();
+        let shown = dom.text_of(i, None);
+        let text = shown.to_lowercase();
         let named_in_title = text.chars().count() >= 3 && title.contains(&text);
         // A live h1 that shares no word with the `<title>` names a section
         // or the site ("Aktuelle Artikel" over "„Wir haben bereits die
@@ -2355,9 +2427,29 @@ fn add_title_heading(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &m
                 .split(|c: char| !c.is_alphanumeric())
                 .any(|w| w.chars().count() >= 3 && title.contains(w));
         if (live[i] && shares_a_word) || named_in_title {
-            dead[i] = false;
-            roots.insert(0, i);
-            return;
+            return Some(shown);
         }
     }
+    None
+}
+
+/// Whether the `<title>` (lower case) names a heading: it holds the
+/// heading's text, or at least 3/4 of the heading's words of two or more
+/// characters ("What Is Ownership?" in "What is Ownership? - The Rust
+/// Programming Language"; "Three Cases of Plague Diagnosed in China" in
+/// "Three Cases of Plague Diagnosed in China | Smart News | Smithsonian").
+fn title_names(title: &str, heading: &str) -> bool {
+    let h = heading.trim().to_lowercase();
+    if h.chars().count() < 3 || title.is_empty() {
+        return false;
+    }
+    if title.contains(&h) {
+        return true;
+    }
+    let words: Vec<&str> = h
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| w.chars().count() >= 2)
+        .collect();
+    let found = words.iter().filter(|w| title.contains(*w)).count();
+    !words.is_empty() && 4 * found >= 3 * words.len()
 }

@@ -163,7 +163,7 @@ pub fn extract(
     let markdown = (opts.want_markdown || opts.chunk_size.is_some())
         .then(|| nfc(render(&dom, sel, &resolver, Mode::Markdown)));
     let chunks = match (&markdown, opts.chunk_size) {
-        (Some(md), Some(size)) => Some(chunk_markdown(md, size)),
+        (Some(md), Some(size)) => Some(chunk_markdown(md, size, sel.title.as_deref())),
         _ => None,
     };
     let metadata = metadata::extract(&dom, &resolver, opts.want_json_ld);

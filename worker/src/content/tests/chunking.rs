@@ -63,7 +63,7 @@ fn words(text: &str) -> Vec<String> {
 fn chunks_respect_the_size_and_never_cut_words() {
     let md = document();
     for size in [200, 500, 1500] {
-        let chunks = chunk_markdown(&md, size);
+        let chunks = chunk_markdown(&md, size, None);
         assert!(chunks.len() > 1, "size {size} should split");
         for (k, c) in chunks.iter().enumerate() {
             assert_eq!(c.index, k as i64);
@@ -79,7 +79,7 @@ fn chunks_respect_the_size_and_never_cut_words() {
 #[test]
 fn heading_paths_name_the_enclosing_sections() {
     let md = document();
-    let chunks = chunk_markdown(&md, 300);
+    let chunks = chunk_markdown(&md, 300, None);
     let path_of = |needle: &str| {
         chunks
             .iter()
@@ -111,7 +111,7 @@ fn heading_paths_name_the_enclosing_sections() {
 #[test]
 fn a_cut_code_block_is_closed_and_reopened() {
     let md = document();
-    let chunks = chunk_markdown(&md, 200);
+    let chunks = chunk_markdown(&md, 200, None);
     let code: Vec<_> = chunks
         .iter()
         .filter(|c| c.text.contains("let value_"))
@@ -132,7 +132,7 @@ fn a_cut_code_block_is_closed_and_reopened() {
 fn cjk_text_is_split_at_sentence_ends() {
     let sentence = "気象庁は東京都心で桜が開花したと発表した。";
     let md = format!("# 桜\n\n{}", sentence.repeat(300));
-    let chunks = chunk_markdown(&md, 200);
+    let chunks = chunk_markdown(&md, 200, None);
     assert!(chunks.len() > 1);
     for c in &chunks {
         assert!(count_tokens(&c.text) <= 200);
@@ -144,15 +144,15 @@ fn cjk_text_is_split_at_sentence_ends() {
 #[test]
 fn heading_paths_strip_markdown() {
     let md = "# A [link](https://x.y/z) and `code` \\*star\\*\n\ntext";
-    let chunks = chunk_markdown(md, 200);
+    let chunks = chunk_markdown(md, 200, None);
     assert_eq!(chunks.len(), 1);
     assert_eq!(chunks[0].heading_path, vec!["A link and code *star*"]);
 }
 
 #[test]
 fn empty_markdown_has_no_chunks() {
-    assert!(chunk_markdown("", 1500).is_empty());
-    assert!(chunk_markdown(" \n\n ", 1500).is_empty());
+    assert!(chunk_markdown("", 1500, None).is_empty());
+    assert!(chunk_markdown(" \n\n ", 1500, None).is_empty());
 }
 
 #[test]

@@ -15,7 +15,6 @@ fn main_content_keeps_the_article_and_drops_the_chrome() {
             "english blog without landmarks",
             EN,
             &[
-                "# How Rivers Shape Valleys",
                 "Rivers are patient sculptors.",
                 "## Meanders and floodplains",
                 "farmers have prized since the first harvests.",
@@ -28,6 +27,8 @@ fn main_content_keeps_the_article_and_drops_the_chrome() {
                 "Popular posts",
                 "Glaciers explained",
                 "Share on Twitter",
+                // The title heading: it is `metadata.title`.
+                "# How Rivers Shape Valleys",
                 "Great post!",
                 "Deltas of the world",
                 "All rights reserved",
@@ -38,7 +39,6 @@ fn main_content_keeps_the_article_and_drops_the_chrome() {
             "german news article",
             DE,
             &[
-                "# Neue Brücke über den Rhein eröffnet",
                 "Nach vier Jahren Bauzeit",
                 "„historischen Tag für die Region“",
                 "## Umleitungen enden",
@@ -52,13 +52,13 @@ fn main_content_keeps_the_article_and_drops_the_chrome() {
                 "Meistgelesen",
                 "Stau auf der A3",
                 "Impressum",
+                "# Neue Brücke über den Rhein eröffnet",
             ],
         ),
         (
             "japanese article without english class names",
             JA,
             &[
-                "# 桜の開花、平年より早く 東京で観測",
                 "気象庁は二十日、東京都心で桜（ソメイヨシノ）が開花したと発表した。",
                 "週末に家族でまた来たい」と話した。",
             ],
@@ -68,6 +68,7 @@ fn main_content_keeps_the_article_and_drops_the_chrome() {
                 "アクセスランキング",
                 "円相場が急変動",
                 "利用規約",
+                "# 桜の開花、平年より早く 東京で観測",
                 "Copyright",
             ],
         ),
@@ -189,7 +190,7 @@ fn scrape_options_map_to_content_options() {
 }
 
 #[test]
-fn the_title_heading_is_recovered_from_a_page_header_only_when_the_title_names_it() {
+fn a_page_header_h1_names_the_chunks_only_when_the_title_names_it() {
     let body = "<div class=\"entry\"><p>First paragraph of the story, with enough words, commas, \
         and detail to be chosen as the main content of the page.</p><p>Second paragraph, which \
         continues the story with more words, more commas, and more detail.</p></div>";
@@ -199,14 +200,18 @@ fn the_title_heading_is_recovered_from_a_page_header_only_when_the_title_names_i
              <nav><a href=\"/\">Home</a></nav></header>{body}</body></html>"
         )
     };
-    let named = md_main(&page("Story of the year – Daily", "Story of the year"));
-    assert!(
-        named.starts_with("# Story of the year\n\nFirst paragraph"),
-        "{named}"
-    );
-    let logo = md_main(&page("Story of the year – Daily", "Daily Planet"));
-    assert!(logo.starts_with("First paragraph"), "{logo}");
-    assert!(!logo.contains("Home"));
+    // The header's h1 is not put in front of the content; it heads the chunks.
+    let named = page("Story of the year – Daily", "Story of the year");
+    let md = md_main(&named);
+    assert!(md.starts_with("First paragraph"), "{md}");
+    let (path, text) = chunks_main(&named);
+    assert_eq!(path, ["Story of the year"]);
+    assert!(text.starts_with("First paragraph"), "{text}");
+    let logo = page("Story of the year – Daily", "Daily Planet");
+    let md = md_main(&logo);
+    assert!(md.starts_with("First paragraph"), "{md}");
+    assert!(!md.contains("Home"));
+    assert!(chunks_main(&logo).0.is_empty());
 }
 
 #[test]
@@ -368,7 +373,10 @@ fn a_short_article_in_main_leaves_the_cookie_banner_outside() {
     // must not bring back chrome from outside `<main>`.
     let page = include_str!("../../../tests/fixtures/content/article_short_de.html");
     let md = md_main(page);
-    assert!(md.contains("# Gärten im Herbst"), "{md}");
+    assert!(
+        !md.contains("# Gärten im Herbst"),
+        "the title is metadata.title\n{md}"
+    );
     assert!(md.contains("Kompost umsetzen"), "{md}");
     for gone in [
         "Wir verwenden Cookies",
@@ -845,7 +853,7 @@ fn a_slug_is_the_last_path_segment_that_reads_like_one() {
 }
 
 #[test]
-fn a_section_h1_that_the_title_does_not_name_is_not_put_in_front() {
+fn a_section_h1_that_the_title_does_not_name_does_not_head_the_chunks() {
     let page = |title: &str| {
         format!(
             "<html><head><title>{title}</title></head><body><section><h1>Current articles</h1>\
@@ -856,9 +864,16 @@ fn a_section_h1_that_the_title_does_not_name_is_not_put_in_front() {
     let md = md_main(&page("“We already have the promise” – River Times"));
     assert!(!md.contains("Current articles"), "{md}");
     assert_eq!(md.matches("Rivers carve valleys").count(), 4, "{md}");
-    // The same h1 under a title that names it is the page's heading.
-    let md = md_main(&page("Current articles – River Times"));
-    assert!(md.starts_with("# Current articles"), "{md}");
+    assert!(
+        chunks_main(&page("“We already have the promise” – River Times"))
+            .0
+            .is_empty()
+    );
+    // The same h1 under a title that names it is the page's title: it
+    // heads the chunks, and the markdown is the body.
+    let named = page("Current articles – River Times");
+    assert!(md_main(&named).starts_with("Rivers carve valleys"));
+    assert_eq!(chunks_main(&named).0, ["Current articles"]);
 }
 
 #[test]
@@ -1238,7 +1253,51 @@ fn a_top_heading_linking_the_home_page_is_the_site_name() {
         assert!(!md.contains("River News"), "{home}: {md}");
         assert!(md.contains("Do not hate"), "{md}");
     }
-    // A title that links to its own page stays.
-    let md = md_main(&page("<a href=\"/2015/03/rivers.html\">River News</a>"));
-    assert!(md.contains("River News"), "{md}");
+    // A title that links to its own page is the page's title: it heads the chunks.
+    let own = page("<a href=\"/2015/03/rivers.html\">River News</a>");
+    assert_eq!(
+        chunks_main(&own).0,
+        ["River News", "Do not hate a people too much"]
+    );
+    assert!(chunks_main(&page("<a href=\"/\">River News</a>")).0 != ["River News"]);
+}
+
+#[test]
+fn the_title_heading_leaves_the_content_and_heads_the_chunks() {
+    let page = |title: &str, heads: &str| {
+        format!(
+            "<html><head><title>{title}</title></head><body><main>{heads}\
+             <p>First words of the story.</p>{PARA}{PARA}{PARA}<h2>Later</h2>{PARA}</main></body></html>"
+        )
+    };
+    // An h1 the title names: out of the markdown, the top of every headingPath.
+    let p = page(
+        "Three Cases of Plague Diagnosed | Smart News",
+        "<h1>Three cases of plague diagnosed</h1>",
+    );
+    let md = md_main(&p);
+    assert!(md.starts_with("First words"), "{md}");
+    assert!(md.contains("## Later"), "{md}");
+    assert_eq!(chunks_main(&p).0, ["Three cases of plague diagnosed"]);
+    // A site name over the headline, both in the title: both go.
+    let p = page(
+        "September open thread - The River Blog",
+        "<h1>The River Blog</h1><h1>September open thread</h1>",
+    );
+    let md = md_main(&p);
+    assert!(md.starts_with("First words"), "{md}");
+    assert!(!md.contains("River Blog"), "{md}");
+    assert_eq!(chunks_main(&p).0, ["September open thread"]);
+    // With no h1, a post title in an h2 the title names.
+    let p = page(
+        "Do not hate a people too much | River News",
+        "<h2><a href=\"/2015/03/hate.html\">Do not hate a people too much</a></h2>",
+    );
+    let md = md_main(&p);
+    assert!(md.starts_with("First words"), "{md}");
+    assert_eq!(chunks_main(&p).0, ["Do not hate a people too much"]);
+    // An h1 the title does not name is a heading of the content.
+    let p = page("River News", "<h1>Rivers carve valleys slowly</h1>");
+    assert!(md_main(&p).starts_with("# Rivers carve valleys slowly"));
+    assert_eq!(chunks_main(&p).0, ["Rivers carve valleys slowly"]);
 }

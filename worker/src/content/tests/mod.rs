@@ -21,6 +21,26 @@ pub fn run(html: &str, opts: &ContentOptions) -> Extracted {
     extract(html, &page_url(), opts).expect("extract")
 }
 
+/// The main content's chunks (1,500 tokens): `headingPath` of the first
+/// and the chunks' text.
+pub fn chunks_main(html: &str) -> (Vec<String>, String) {
+    let opts = ContentOptions {
+        chunk_size: Some(1500),
+        ..ContentOptions::default()
+    };
+    let chunks = run(html, &opts).chunks.unwrap_or_default();
+    let path = chunks
+        .first()
+        .map(|c| c.heading_path.clone())
+        .unwrap_or_default();
+    let text = chunks
+        .iter()
+        .map(|c| c.text.as_str())
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    (path, text)
+}
+
 /// Markdown of the whole body (no main-content filtering).
 pub fn md_all(html: &str) -> String {
     let opts = ContentOptions {
