@@ -164,7 +164,11 @@ async fn every_format_comes_back_from_one_scrape() {
     ] {
         assert!(!md.contains(boiler), "main content drops `{boiler}`: {md}");
     }
-    assert!(d["html"].as_str().expect("html").contains("<h1>"));
+    let html = d["html"].as_str().expect("html");
+    assert!(
+        html.contains("<h2>Laub und Boden</h2>") && !html.contains("<h1>"),
+        "{html}"
+    );
     assert!(
         d["rawHtml"]
             .as_str()
