@@ -333,7 +333,7 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
         r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
         // Ours, after the selection (trafilatura's discard words): related
         // stories, share and tag bars, author boxes, comment links, photo credits.
-        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|post-author|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|hatnote|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more|trending",
+        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|post-author|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|post-?info|by-line|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|hatnote|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more|trending",
         // Text for screen readers only ("Image caption", "Skip to content",
         // "(opens in a new tab)"), by the class names sites use for it.
         r"(?i)(^|\s)(sr-only|visually-?hidden|off-?screen|screen-?reader-(text|only)|screenreader-only|u-visually-hidden|element-invisible)(\s|$)",
@@ -418,6 +418,8 @@ struct Page {
     in_signature: Vec<bool>,
     /// Some element is a caption by its markup (see [`Hint::caption`]).
     any_caption: bool,
+    /// Holds a field for an e-mail address (see [`is_signup_box`]).
+    email_desc: Vec<bool>,
 }
 
 /// No such node.
@@ -511,6 +513,7 @@ impl Page {
         let mut block_desc = vec![false; n];
         let mut pre_desc = vec![false; n];
         let mut head_desc = vec![false; n];
+        let mut email_desc = vec![false; n];
         let mut children = vec![0u8; n];
         let mut only_p = vec![false; n];
         let mut own_text = vec![false; n];
@@ -550,6 +553,9 @@ impl Page {
                     }
                     if matches!(tag, Tag::H(_)) || head_desc[i] {
                         head_desc[p] = true;
+                    }
+                    if email_desc[i] || (tag == Tag::Input && is_email_field(dom, i)) {
+                        email_desc[p] = true;
                     }
                     if !dead[i] {
                         children[p] = children[p].saturating_add(1);
@@ -637,6 +643,7 @@ impl Page {
             table_above,
             in_signature,
             any_caption,
+            email_desc,
         }
     }
 }
@@ -782,7 +789,7 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
     strip_boilerplate(dom, &mut dead, &before, &page, &roots);
     drop_remnants(dom, &mut dead, &before, &page, &roots);
     drop_kicker(dom, &mut dead, &before, &roots);
-    let title = take_title(dom, &before, &mut dead, &roots);
+    let title = take_title(dom, &before, &page, &mut dead, &roots);
     let captions = take_captions(dom, &mut dead, &before, &page, &roots);
     (
         Selection {
@@ -857,6 +864,32 @@ fn take_captions(
             if dead[j] {
                 j = dom.nodes[j].end as usize;
                 continue;
+            }
+            // A caption box around its own picture (`span.wf_caption` over
+            // an image and a line): the lines beside the picture.
+            if page.hints[j].caption
+                && dom.name(j) != "figcaption"
+                && (1..=600).contains(&before.chars[j])
+                && holds_media(dom, j)
+            {
+                let lines: Vec<usize> = live_element_children(dom, dead, j)
+                    .filter(|&c| dom.tag(c) != Some(Tag::Img) && !holds_media(dom, c))
+                    .collect();
+                let text = lines
+                    .iter()
+                    .map(|&c| dom.text_of(c, Some(dead)))
+                    .filter(|t| !t.is_empty())
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                // Else the caption is deeper (a table's caption cell).
+                if let (Some(img), false) = (first_live(dom, dead, j, Tag::Img), text.is_empty()) {
+                    for c in lines {
+                        dead[c] = true;
+                    }
+                    out.push((img, text));
+                    j = dom.nodes[j].end as usize;
+                    continue;
+                }
             }
             if is_caption(dom, before, page, j) {
                 if let Some(host) = media_box(dom, dead, before, page, r, j) {
@@ -1757,6 +1790,8 @@ fn strip_boilerplate(
             }
             if is_permalink(dom, before, j)
                 || (dom.tag(j) == Some(Tag::H(1)) && is_home_link_heading(dom, before, j))
+                || is_share_link(dom, before, j)
+                || (j > r && page.email_desc[j] && is_signup_box(dom, before, j))
             {
                 dead[j] = true;
                 j = dom.nodes[j].end as usize;
@@ -1835,6 +1870,55 @@ fn strip_boilerplate(
             j += 1;
         }
     }
+}
+
+/// A link that shares this page: a messenger's scheme (`whatsapp:`) or a
+/// network's share endpoint, with a short label ("Share this on
+/// WhatsApp", "teilen") and no picture.
+fn is_share_link(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
+    const SCHEMES: &[&str] = &["whatsapp:", "fb-messenger:", "viber:", "tg:", "sms:?"];
+    const ENDPOINTS: &[&str] = &[
+        "facebook.com/sharer",
+        "facebook.com/share.php",
+        "twitter.com/intent/tweet",
+        "twitter.com/share",
+        "x.com/intent/tweet",
+        "linkedin.com/sharearticle",
+        "linkedin.com/shareArticle",
+        "pinterest.com/pin/create",
+        "reddit.com/submit",
+        "api.whatsapp.com/send",
+        "wa.me/?text",
+        "t.me/share",
+        "telegram.me/share",
+        "vk.com/share.php",
+    ];
+    // A quotation to tweet ("… Click To Tweet") or a picture to pin is
+    // the article's own.
+    if dom.tag(j) != Some(Tag::A) || before.chars[j] > 40 || holds_media(dom, j) {
+        return false;
+    }
+    let Some(href) = dom.attr(j, "href") else {
+        return false;
+    };
+    let href = href.trim();
+    SCHEMES.iter().any(|s| {
+        href.len() >= s.len() && href.as_bytes()[..s.len()].eq_ignore_ascii_case(s.as_bytes())
+    }) || (href.len() < 4096 && ENDPOINTS.iter().any(|e| href.contains(e)))
+}
+
+/// A newsletter box: at most 300 characters around a field for an e-mail
+/// address ("Let our news meet your inbox." over "Your Email Address").
+fn is_signup_box(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
+    before.chars[j] <= 300 && matches!(dom.tag(j), Some(Tag::Div | Tag::Block | Tag::Form))
+}
+
+/// An `<input>` for an e-mail address, by its type, name, id or placeholder.
+fn is_email_field(dom: &Dom<'_>, i: usize) -> bool {
+    ["type", "name", "placeholder", "id"].iter().any(|a| {
+        dom.attr(i, a)
+            .is_some_and(|v| v.len() < 200 && v.to_ascii_lowercase().contains("email"))
+    })
 }
 
 /// A heading's permalink: a link to a place on this page whose text is a
@@ -2073,6 +2157,13 @@ const CREDITS: &[&str] = &[
     "cliquez pour agrandir",
     // What WordPress (Jetpack) writes where a slideshow would be.
     "this slideshow requires javascript",
+    // A blog's notice about its affiliate links (a sponsorship disclosure
+    // is the post's own and stays).
+    "this post may contain affiliate",
+    "this post contains affiliate",
+    "this article may contain affiliate",
+    "this article contains affiliate",
+    "this page may contain affiliate",
 ];
 
 /// Stock photo agencies, as a credit names them (lower case).
@@ -2287,8 +2378,8 @@ fn is_ad_or_loading(text: &str) -> bool {
     AD_WORDS.contains(&t.as_str())
 }
 
-/// Readability's ad and loading words, plus German, Spanish and Italian
-/// advertisement labels and the button labels of image viewers.
+/// Readability's ad and loading words, plus advertisement labels in other
+/// languages and the button labels of image viewers.
 const AD_WORDS: &[&str] = &[
     "ad",
     "advert",
@@ -2304,6 +2395,14 @@ const AD_WORDS: &[&str] = &[
     "anzeige",
     "publicidad",
     "pubblicità",
+    "publicidade",
+    "anúncio",
+    "advertentie",
+    "reklama",
+    "reklam",
+    "iklan",
+    "広告",
+    "광고",
     "loading",
     "正在加载",
     "загрузка",
@@ -2337,7 +2436,13 @@ const AD_WORDS: &[&str] = &[
 /// names the chunks when the `<title>` repeats it, or when it is live and
 /// shares a word with the `<title>`; one that links the home page is the
 /// site's name (see [`is_home_link_heading`]).
-fn take_title(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &[usize]) -> Option<String> {
+fn take_title(
+    dom: &Dom<'_>,
+    before: &Stats,
+    page: &Page,
+    dead: &mut [bool],
+    roots: &[usize],
+) -> Option<String> {
     let first = *roots.first()?;
     let title = dom
         .find(Tag::Title)
@@ -2386,6 +2491,7 @@ fn take_title(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &[usize])
             dead[site.0] = true;
         }
         dead[named[k].0] = true;
+        drop_header_bylines(dom, before, page, dead, roots, named[k].0);
         return Some(named[k].1.clone());
     }
     if !heads.iter().any(|h| h.1 == 1) {
@@ -2431,6 +2537,58 @@ fn take_title(dom: &Dom<'_>, before: &Stats, dead: &mut [bool], roots: &[usize])
         }
     }
     None
+}
+
+/// The byline and date lines of an article's `<header>` (the title
+/// heading `t` is in it, up to three levels up, and it holds at most 1,000
+/// characters): its live children of fewer than eight words (sixteen
+/// with a `<time>` in them), with no heading and no picture ("By Brigit
+/// Katz", "JANIE HAR Nov. 20, 2019 Updated: …", a breadcrumb, share
+/// buttons). A dek, a kicker heading and
+/// the pictures stay: readers and two of the four ground truths here keep
+/// them.
+fn drop_header_bylines(
+    dom: &Dom<'_>,
+    before: &Stats,
+    page: &Page,
+    dead: &mut [bool],
+    roots: &[usize],
+    t: usize,
+) {
+    let Some(&r) = roots.iter().find(|&&r| dom.contains(r, t)) else {
+        return;
+    };
+    // The header may be the root itself (a sibling joined to the article).
+    let mut a = dom.nodes[t].parent as usize;
+    for _ in 0..3 {
+        if a < r || (dom.name(a) == "header" && dom.tag(a).is_some()) {
+            break;
+        }
+        a = dom.nodes[a].parent as usize;
+    }
+    if a < r || dom.name(a) != "header" || dom.tag(a).is_none() || before.chars[a] > 1000 {
+        return;
+    }
+    let kids: Vec<usize> = live_element_children(dom, dead, a).collect();
+    for c in kids {
+        if !page.head_desc[c]
+            && !matches!(dom.tag(c), Some(Tag::H(_) | Tag::Img))
+            && !holds_media(dom, c)
+            && {
+                // A block with a `<time>` is a dateline up to 16 words.
+                let limit = if (c..dom.nodes[c].end as usize)
+                    .any(|k| dom.tag(k).is_some() && dom.name(k) == "time")
+                {
+                    16
+                } else {
+                    8
+                };
+                dom.text_of(c, Some(dead)).split_whitespace().count() < limit
+            }
+        {
+            dead[c] = true;
+        }
+    }
 }
 
 /// Whether the `<title>` (lower case) names a heading: it holds the

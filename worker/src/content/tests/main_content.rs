@@ -1301,3 +1301,85 @@ fn the_title_heading_leaves_the_content_and_heads_the_chunks() {
     assert!(md_main(&p).starts_with("# Rivers carve valleys slowly"));
     assert_eq!(chunks_main(&p).0, ["Rivers carve valleys slowly"]);
 }
+
+#[test]
+fn a_caption_box_around_its_picture_gives_the_picture_its_title() {
+    let page = format!(
+        "<body><article>{PARA}<p><span class=\"wf_caption\"><a href=\"/big.jpg\">\
+         <img src=\"/t.jpg\" alt=\"map\"></a><span>The first map of Titan. (NASA)</span>\
+         </span></p>{PARA}</article></body>"
+    );
+    let opts = ContentOptions {
+        want_text: true,
+        ..ContentOptions::default()
+    };
+    let out = run(&page, &opts);
+    let md = out.markdown.unwrap_or_default();
+    let text = out.text.unwrap_or_default();
+    assert!(
+        md.contains("![map](https://example.com/t.jpg \"The first map of Titan. (NASA)\")"),
+        "{md}"
+    );
+    assert_eq!(md.matches("first map").count(), 1, "{md}");
+    assert!(!text.contains("first map"), "{text}");
+}
+
+#[test]
+fn bylines_in_the_article_header_go_and_its_dek_stays() {
+    let page = format!(
+        "<html><head><title>Power shutoff begins | Times</title></head><body><article>\
+         <header><div class=\"crumbs\"><a href=\"/news/\">News</a></div>\
+         <h1>Power shutoff begins</h1>\
+         <p class=\"dek\">The utility cut power to half a million people to prevent wildfires.</p>\
+         <div class=\"subhead\"><span>JANE HAR</span><time datetime=\"2019-11-20\">Nov. 20, \
+         2019</time><time>Updated: Nov. 20, 2019 1:35 a.m.</time></div>\
+         <figure><img src=\"/p.jpg\" alt=\"lines\"></figure></header>{PARA}{PARA}</article></body></html>"
+    );
+    let md = md_main(&page);
+    for gone in ["JANE HAR", "Nov. 20", "News"] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+    assert!(md.starts_with("The utility cut power"), "{md}");
+    assert!(md.contains("![lines](https://example.com/p.jpg)"), "{md}");
+    // Without a title heading in it, a header is left alone.
+    let page = page.replace("<h1>Power shutoff begins</h1>", "");
+    assert!(md_main(&page).contains("JANE HAR"));
+}
+
+#[test]
+fn share_links_signup_boxes_affiliate_notices_and_ad_labels_go() {
+    let page = format!(
+        "<body><article>\
+         <div class=\"code-block\"><em>This post may contain affiliate links. Please see my \
+         <a href=\"/disclosure/\">disclosure page</a>.</em></div>\
+         <div class=\"postinfo\">Posted on March 30, 2015 by Admin</div>{PARA}\
+         <div class=\"wabtn_container\"><a href=\"whatsapp://send?text=x\">Share this on WhatsApp</a></div>\
+         <div class=\"wpa\"><span class=\"wpa-about\">Iklan</span></div>\
+         <p><a href=\"https://twitter.com/share?text=Rivers+carve+valleys\">Rivers carve valleys \
+         over thousands of years, and we should let them. Click To Tweet</a></p>\
+         <p><a href=\"https://www.pinterest.com/pin/create/button/?url=x\"><img src=\"/pin.jpg\" \
+         alt=\"A pinned river\"></a></p>{PARA}\
+         <div id=\"emailSignup\"><div>Let our news meet your inbox.</div>\
+         <form><input name=\"emailAddress\" placeholder=\"Your Email Address\"><button>Sign up</button></form></div>\
+         {PARA}</article></body>"
+    );
+    let md = md_main(&page);
+    for gone in [
+        "affiliate",
+        "Posted on",
+        "WhatsApp",
+        "Iklan",
+        "meet your inbox",
+        "Sign up",
+    ] {
+        assert!(!md.contains(gone), "{gone:?} left in\n{md}");
+    }
+    // A quotation to tweet and a picture to pin are the article's own.
+    assert!(md.contains("we should let them. Click To Tweet"), "{md}");
+    assert!(md.contains("![A pinned river]"), "{md}");
+    assert_eq!(
+        md.matches("Rivers carve valleys over thousands").count(),
+        4,
+        "{md}"
+    );
+}
