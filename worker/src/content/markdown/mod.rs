@@ -172,9 +172,11 @@ fn open(
     }
 }
 
-/// The URL an image shows: `src`, lazy-loading attributes, else the first `srcset` entry.
+/// The URL an image shows: a lazy-loading attribute (its script puts it in
+/// `src`, which holds a placeholder until then: "penci2-holder.png",
+/// "1x1-white.jpg"), else `src`, else the first `srcset` entry.
 fn image_source<'a>(dom: &Dom<'a>, i: usize) -> Option<&'a str> {
-    let plain = ["src", "data-src", "data-lazy-src", "data-original"]
+    let plain = ["data-src", "data-lazy-src", "data-original", "src"]
         .iter()
         .filter_map(|a| dom.attr(i, a))
         .map(str::trim)

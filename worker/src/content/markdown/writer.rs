@@ -94,8 +94,11 @@ pub(super) struct Writer {
     md: bool,
     out: String,
     pending: Brk,
-    /// A break raised before a heading opened, written before its text.
+    /// A break raised before a heading or a code span opened, written
+    /// before its text (inside them, breaks are spaces).
     held: Brk,
+    /// `held` was taken by the open code span.
+    code_held: bool,
     started: bool,
     line_start: bool,
     /// Digits written since the line started, while nothing else was.
@@ -120,6 +123,7 @@ impl Writer {
             out: String::new(),
             pending: Brk::None,
             held: Brk::None,
+            code_held: false,
             started: false,
             line_start: true,
             line_digits: Some(0),
@@ -314,6 +318,11 @@ impl Writer {
     }
 
     pub(super) fn open_code(&mut self) -> Close {
+        // A paragraph that starts with code: its break is no space.
+        if self.code == 0 && !self.inline_only() && self.held == Brk::None {
+            self.held = std::mem::replace(&mut self.pending, Brk::None);
+            self.code_held = self.held != Brk::None;
+        }
         // Like emphasis, the span opens lazily: an empty `<code></code>` writes nothing.
         if self.md && self.code == 0 {
             self.pend.push(Mark {
@@ -330,6 +339,12 @@ impl Writer {
             return;
         }
         self.code -= 1;
+        if self.code == 0 && self.code_held {
+            // An empty span: the break waits for the next text.
+            self.code_held = false;
+            let held = std::mem::replace(&mut self.held, Brk::None);
+            self.raise(held);
+        }
         if !self.md || self.code > 0 {
             return;
         }

@@ -131,11 +131,21 @@ fn markdown_constructs_render_as_gfm() {
             "![](https://example.com/l.png)",
         ),
         (
+            "lazy image over a placeholder",
+            "<img class=\"lazy\" src=\"/holder.png\" data-original=\"/real.jpg\" alt=\"r\">",
+            "![r](https://example.com/real.jpg)",
+        ),
+        (
             "linked image",
             "<a href=\"/big\"><img src=\"/s.png\" alt=\"s\"></a>",
             "[![s](https://example.com/s.png)](https://example.com/big)",
         ),
         ("br is a hard break", "<p>a<br>b</p>", "a  \nb"),
+        (
+            "a paragraph that starts with code after a heading",
+            "<h3>Using X</h3><p>\n <code>x</code> works.</p><p><code></code>y</p>",
+            "### Using X\n\n`x` works.\n\ny",
+        ),
         ("hr", "<p>a</p><hr><p>b</p>", "a\n\n---\n\nb"),
         (
             "escapes",
