@@ -1877,34 +1877,48 @@ fn strip_boilerplate(
 /// WhatsApp", "teilen") and no picture.
 fn is_share_link(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
     const SCHEMES: &[&str] = &["whatsapp:", "fb-messenger:", "viber:", "tg:", "sms:?"];
-    const ENDPOINTS: &[&str] = &[
-        "facebook.com/sharer",
-        "facebook.com/share.php",
-        "twitter.com/intent/tweet",
-        "twitter.com/share",
-        "x.com/intent/tweet",
-        "linkedin.com/sharearticle",
-        "linkedin.com/shareArticle",
-        "pinterest.com/pin/create",
-        "reddit.com/submit",
-        "api.whatsapp.com/send",
-        "wa.me/?text",
-        "t.me/share",
-        "telegram.me/share",
-        "vk.com/share.php",
+    /// (host, path prefix) of share endpoints, host without `www.`.
+    const ENDPOINTS: &[(&str, &str)] = &[
+        ("facebook.com", "/sharer"),
+        ("facebook.com", "/share.php"),
+        ("twitter.com", "/intent/tweet"),
+        ("twitter.com", "/share"),
+        ("x.com", "/intent/tweet"),
+        ("linkedin.com", "/sharearticle"),
+        ("pinterest.com", "/pin/create"),
+        ("reddit.com", "/submit"),
+        ("api.whatsapp.com", "/send"),
+        ("wa.me", "/?text"),
+        ("t.me", "/share"),
+        ("telegram.me", "/share"),
+        ("vk.com", "/share.php"),
     ];
-    // A quotation to tweet ("… Click To Tweet") or a picture to pin is
-    // the article's own.
-    if dom.tag(j) != Some(Tag::A) || before.chars[j] > 40 || holds_media(dom, j) {
+    // Most links are ruled out by their label or their first letters.
+    if dom.tag(j) != Some(Tag::A) || before.chars[j] > 40 {
         return false;
     }
     let Some(href) = dom.attr(j, "href") else {
         return false;
     };
-    let href = href.trim();
-    SCHEMES.iter().any(|s| {
-        href.len() >= s.len() && href.as_bytes()[..s.len()].eq_ignore_ascii_case(s.as_bytes())
-    }) || (href.len() < 4096 && ENDPOINTS.iter().any(|e| href.contains(e)))
+    let href = href.trim().as_bytes();
+    let starts =
+        |p: &str| href.len() >= p.len() && href[..p.len()].eq_ignore_ascii_case(p.as_bytes());
+    let share = if starts("http://") || starts("https://") || starts("//") {
+        let rest = &href[href.iter().position(|&b| b == b'/').unwrap_or(0) + 2..];
+        let host_end = rest.iter().position(|&b| b == b'/').unwrap_or(rest.len());
+        let (host, path) = rest.split_at(host_end);
+        let host = host.strip_prefix(b"www.").unwrap_or(host);
+        ENDPOINTS.iter().any(|(h, p)| {
+            host.eq_ignore_ascii_case(h.as_bytes())
+                && path.len() >= p.len()
+                && path[..p.len()].eq_ignore_ascii_case(p.as_bytes())
+        })
+    } else {
+        SCHEMES.iter().any(|s| starts(s))
+    };
+    // A quotation to tweet ("… Click To Tweet") or a picture to pin is
+    // the article's own.
+    share && !holds_media(dom, j)
 }
 
 /// A newsletter box: at most 300 characters around a field for an e-mail
