@@ -2513,6 +2513,7 @@ fn take_title(
             let t = text(h2, dead);
             if title_names(&title, &t) {
                 dead[h2] = true;
+                drop_header_bylines(dom, before, page, dead, roots, h2);
                 return Some(t);
             }
         }
@@ -2558,9 +2559,8 @@ fn take_title(
 /// characters): its live children of fewer than eight words (sixteen
 /// with a `<time>` in them), with no heading and no picture ("By Brigit
 /// Katz", "JANIE HAR Nov. 20, 2019 Updated: …", a breadcrumb, share
-/// buttons). A dek, a kicker heading and
-/// the pictures stay: readers and two of the four ground truths here keep
-/// them.
+/// buttons). A dek, a kicker heading and the pictures stay: readers and
+/// two of the four ground truths here keep them.
 fn drop_header_bylines(
     dom: &Dom<'_>,
     before: &Stats,

@@ -1270,32 +1270,36 @@ fn the_title_heading_leaves_the_content_and_heads_the_chunks() {
              <p>First words of the story.</p>{PARA}{PARA}{PARA}<h2>Later</h2>{PARA}</main></body></html>"
         )
     };
-    // An h1 the title names: out of the markdown, the top of every headingPath.
-    let p = page(
-        "Three Cases of Plague Diagnosed | Smart News",
-        "<h1>Three cases of plague diagnosed</h1>",
-    );
-    let md = md_main(&p);
-    assert!(md.starts_with("First words"), "{md}");
-    assert!(md.contains("## Later"), "{md}");
-    assert_eq!(chunks_main(&p).0, ["Three cases of plague diagnosed"]);
-    // A site name over the headline, both in the title: both go.
-    let p = page(
-        "September open thread - The River Blog",
-        "<h1>The River Blog</h1><h1>September open thread</h1>",
-    );
-    let md = md_main(&p);
-    assert!(md.starts_with("First words"), "{md}");
-    assert!(!md.contains("River Blog"), "{md}");
-    assert_eq!(chunks_main(&p).0, ["September open thread"]);
-    // With no h1, a post title in an h2 the title names.
-    let p = page(
-        "Do not hate a people too much | River News",
-        "<h2><a href=\"/2015/03/hate.html\">Do not hate a people too much</a></h2>",
-    );
-    let md = md_main(&p);
-    assert!(md.starts_with("First words"), "{md}");
-    assert_eq!(chunks_main(&p).0, ["Do not hate a people too much"]);
+    // (title, headings, the chunks' headingPath): the title heading is out
+    // of the markdown and the top of every headingPath.
+    let cases = [
+        // An h1 the title names.
+        (
+            "Three Cases of Plague Diagnosed | Smart News",
+            "<h1>Three cases of plague diagnosed</h1>",
+            "Three cases of plague diagnosed",
+        ),
+        // A site name over the headline, both in the title: both go.
+        (
+            "September open thread - The River Blog",
+            "<h1>The River Blog</h1><h1>September open thread</h1>",
+            "September open thread",
+        ),
+        // With no h1, a post title in an h2 the title names.
+        (
+            "Do not hate a people too much | River News",
+            "<h2><a href=\"/2015/03/hate.html\">Do not hate a people too much</a></h2>",
+            "Do not hate a people too much",
+        ),
+    ];
+    for (title, heads, path) in cases {
+        let p = page(title, heads);
+        let md = md_main(&p);
+        assert!(md.starts_with("First words"), "{heads}: {md}");
+        assert!(md.contains("## Later"), "{md}");
+        assert!(!md.contains("River Blog"), "{md}");
+        assert_eq!(chunks_main(&p).0, [path]);
+    }
     // An h1 the title does not name is a heading of the content.
     let p = page("River News", "<h1>Rivers carve valleys slowly</h1>");
     assert!(md_main(&p).starts_with("# Rivers carve valleys slowly"));
