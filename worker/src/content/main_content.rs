@@ -789,7 +789,9 @@ fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Selection, Stat
     strip_boilerplate(dom, &mut dead, &before, &page, &roots);
     drop_remnants(dom, &mut dead, &before, &page, &roots);
     drop_kicker(dom, &mut dead, &before, &roots);
-    let title = take_title(dom, &before, &page, &mut dead, &roots);
+    // As markdown writes it: a no-break space is a space.
+    let title = take_title(dom, &before, &page, &mut dead, &roots)
+        .map(|t| t.replace('\u{a0}', " ").trim().to_string());
     let captions = take_captions(dom, &mut dead, &before, &page, &roots);
     (
         Selection {

@@ -1285,6 +1285,8 @@ fn the_title_heading_leaves_the_content_and_heads_the_chunks() {
             "<h1>The River Blog</h1><h1>September open thread</h1>",
             "September open thread",
         ),
+        // A no-break space in it is a space, as in the markdown.
+        ("F.2. amcheck", "<h1>F.2.&nbsp;amcheck</h1>", "F.2. amcheck"),
         // With no h1, a post title in an h2 the title names.
         (
             "Do not hate a people too much | River News",
