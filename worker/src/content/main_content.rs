@@ -1793,7 +1793,7 @@ fn strip_boilerplate(
             if is_permalink(dom, before, j)
                 || (dom.tag(j) == Some(Tag::H(1)) && is_home_link_heading(dom, before, j))
                 || is_share_link(dom, before, j)
-                || (j > r && page.email_desc[j] && is_signup_box(dom, before, j))
+                || (j > r && is_signup_box(dom, before, page, j))
             {
                 dead[j] = true;
                 j = dom.nodes[j].end as usize;
@@ -1925,8 +1925,10 @@ fn is_share_link(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
 
 /// A newsletter box: at most 300 characters around a field for an e-mail
 /// address ("Let our news meet your inbox." over "Your Email Address").
-fn is_signup_box(dom: &Dom<'_>, before: &Stats, j: usize) -> bool {
-    before.chars[j] <= 300 && matches!(dom.tag(j), Some(Tag::Div | Tag::Block | Tag::Form))
+fn is_signup_box(dom: &Dom<'_>, before: &Stats, page: &Page, j: usize) -> bool {
+    page.email_desc[j]
+        && before.chars[j] <= 300
+        && matches!(dom.tag(j), Some(Tag::Div | Tag::Block | Tag::Form))
 }
 
 /// An `<input>` for an e-mail address, by its type, name, id or placeholder.
@@ -2464,45 +2466,37 @@ fn take_title(
         .find(Tag::Title)
         .map(|t| dom.text_of(t, None).to_lowercase())
         .unwrap_or_default();
-    // Live h1s and h2s of the selection, in order.
-    let mut heads: Vec<(usize, u8)> = Vec::new();
+    // The live h1s of the selection and its first live heading; whether it
+    // has any h1, live or not.
+    let mut h1s: Vec<(usize, String)> = Vec::new();
+    let mut first_heading = None;
     let mut any_h1 = false;
     for &r in roots {
         let end = dom.nodes[r].end as usize;
         let mut j = r;
         while j < end {
-            if dom.tag(j) == Some(Tag::H(1)) {
-                any_h1 = true;
-            }
+            any_h1 |= dom.tag(j) == Some(Tag::H(1));
             if dead[j] {
                 j = dom.nodes[j].end as usize;
                 continue;
             }
-            match dom.tag(j) {
-                Some(Tag::H(level @ (1 | 2))) => {
-                    heads.push((j, level));
-                    j = dom.nodes[j].end as usize;
+            if let Some(Tag::H(level)) = dom.tag(j) {
+                first_heading.get_or_insert((j, level));
+                if level == 1 {
+                    h1s.push((j, dom.text_of(j, Some(dead))));
                 }
-                Some(Tag::H(_)) => {
-                    heads.push((j, 3));
-                    j = dom.nodes[j].end as usize;
-                }
-                _ => j += 1,
+                j = dom.nodes[j].end as usize;
+                continue;
             }
+            j += 1;
         }
     }
-    let text = |i: usize, dead: &[bool]| dom.text_of(i, Some(dead));
-    let named: Vec<(usize, String)> = heads
-        .iter()
-        .filter(|h| h.1 == 1)
-        .map(|h| (h.0, text(h.0, dead)))
-        .filter(|(_, t)| title_names(&title, t))
-        .collect();
-    if let Some(k) = (0..named.len()).find(|&k| {
-        !named[k + 1..]
-            .iter()
-            .any(|l| l.1.chars().count() > named[k].1.chars().count())
-    }) {
+    let named: Vec<&(usize, String)> = h1s.iter().filter(|h| title_names(&title, &h.1)).collect();
+    let longest_after = |k: usize| {
+        let n = named[k].1.chars().count();
+        !named[k + 1..].iter().any(|l| l.1.chars().count() > n)
+    };
+    if let Some(k) = (0..named.len()).find(|&k| longest_after(k)) {
         for site in &named[..k] {
             dead[site.0] = true;
         }
@@ -2510,14 +2504,12 @@ fn take_title(
         drop_header_bylines(dom, before, page, dead, roots, named[k].0);
         return Some(named[k].1.clone());
     }
-    if !heads.iter().any(|h| h.1 == 1) {
-        if let Some(&(h2, 2)) = heads.first() {
-            let t = text(h2, dead);
-            if title_names(&title, &t) {
-                dead[h2] = true;
-                drop_header_bylines(dom, before, page, dead, roots, h2);
-                return Some(t);
-            }
+    if let (true, Some((h2, 2))) = (h1s.is_empty(), first_heading) {
+        let t = dom.text_of(h2, Some(dead));
+        if title_names(&title, &t) {
+            dead[h2] = true;
+            drop_header_bylines(dom, before, page, dead, roots, h2);
+            return Some(t);
         }
     }
     if any_h1 {
@@ -2575,14 +2567,15 @@ fn drop_header_bylines(
         return;
     };
     // The header may be the root itself (a sibling joined to the article).
+    let is_header = |a: usize| dom.tag(a).is_some() && dom.name(a) == "header";
     let mut a = dom.nodes[t].parent as usize;
     for _ in 0..3 {
-        if a < r || (dom.name(a) == "header" && dom.tag(a).is_some()) {
+        if a < r || is_header(a) {
             break;
         }
         a = dom.nodes[a].parent as usize;
     }
-    if a < r || dom.name(a) != "header" || dom.tag(a).is_none() || before.chars[a] > 1000 {
+    if a < r || !is_header(a) || before.chars[a] > 1000 {
         return;
     }
     let kids: Vec<usize> = live_element_children(dom, dead, a).collect();
@@ -2590,21 +2583,20 @@ fn drop_header_bylines(
         if !page.head_desc[c]
             && !matches!(dom.tag(c), Some(Tag::H(_) | Tag::Img))
             && !holds_media(dom, c)
-            && {
-                // A block with a `<time>` is a dateline up to 16 words.
-                let limit = if (c..dom.nodes[c].end as usize)
-                    .any(|k| dom.tag(k).is_some() && dom.name(k) == "time")
-                {
-                    16
-                } else {
-                    8
-                };
-                dom.text_of(c, Some(dead)).split_whitespace().count() < limit
-            }
+            && is_byline(dom, dead, c)
         {
             dead[c] = true;
         }
     }
+}
+
+/// A line of fewer than eight words, or sixteen with a `<time>` in it (a
+/// dateline: "JANIE HAR Nov. 20, 2019 Updated: Nov. 20, 2019 1:35 a.m.").
+fn is_byline(dom: &Dom<'_>, dead: &[bool], c: usize) -> bool {
+    let end = dom.nodes[c].end as usize;
+    let has_time = (c..end).any(|k| dom.tag(k).is_some() && dom.name(k) == "time");
+    let words = dom.text_of(c, Some(dead)).split_whitespace().count();
+    words < if has_time { 16 } else { 8 }
 }
 
 /// Whether the `<title>` (lower case) names a heading: it holds the

@@ -1150,13 +1150,7 @@ fn figure_captions_leave_the_text_and_become_the_image_title() {
          <span class=\"media-caption__text\">The weir at night</span></figcaption></figure>\
          </article></body>"
     );
-    let opts = ContentOptions {
-        want_text: true,
-        ..ContentOptions::default()
-    };
-    let out = run(&page, &opts);
-    let md = out.markdown.unwrap_or_default();
-    let text = out.text.unwrap_or_default();
+    let (md, text) = md_and_text_main(&page);
     assert!(
         md.contains(
             "![River](https://example.com/r.jpg \"A river bend at dusk, \\\"low water\\\"\")"
@@ -1315,13 +1309,7 @@ fn a_caption_box_around_its_picture_gives_the_picture_its_title() {
          <img src=\"/t.jpg\" alt=\"map\"></a><span>The first map of Titan. (NASA)</span>\
          </span></p>{PARA}</article></body>"
     );
-    let opts = ContentOptions {
-        want_text: true,
-        ..ContentOptions::default()
-    };
-    let out = run(&page, &opts);
-    let md = out.markdown.unwrap_or_default();
-    let text = out.text.unwrap_or_default();
+    let (md, text) = md_and_text_main(&page);
     assert!(
         md.contains("![map](https://example.com/t.jpg \"The first map of Titan. (NASA)\")"),
         "{md}"

@@ -41,6 +41,19 @@ pub fn chunks_main(html: &str) -> (Vec<String>, String) {
     (path, text)
 }
 
+/// The main content's markdown and text.
+pub fn md_and_text_main(html: &str) -> (String, String) {
+    let opts = ContentOptions {
+        want_text: true,
+        ..ContentOptions::default()
+    };
+    let out = run(html, &opts);
+    (
+        out.markdown.unwrap_or_default(),
+        out.text.unwrap_or_default(),
+    )
+}
+
 /// Markdown of the whole body (no main-content filtering).
 pub fn md_all(html: &str) -> String {
     let opts = ContentOptions {
