@@ -41,7 +41,7 @@ test: deps
 # Benchmarks on loopback (release build): scrape overhead, crawl throughput,
 # HTML -> markdown speed, sitemap parsing, map of a 50k-URL sitemap. Figures go in docs/benchmarks.md.
 bench:
-	$(CARGO) build --release -p webdata-worker --examples
+	$(CARGO) build --release -p webdata-engine --examples
 	./target/release/examples/crawl_bench 2000 32
 	./target/release/examples/content_speed --synthetic 300
 	for d in /usr/share/doc/postgresql-doc-15/html /usr/share/doc/python3-doc/html; do \
@@ -56,7 +56,7 @@ bench:
 # run; writes bench/extraction/results.md.
 bench-extraction:
 	bash bench/extraction/fetch.sh
-	$(CARGO) build --release -p webdata-worker --example extract_eval
+	$(CARGO) build --release -p webdata-engine --example extract_eval
 	python3 bench/extraction/eval.py
 
 # Main content over every HTML page installed here (the Rust toolchain's docs,
@@ -64,7 +64,7 @@ bench-extraction:
 # that leaks (bench/extraction/sweep.py). Needs lxml from fetch.sh's venv.
 bench-sweep:
 	bash bench/extraction/fetch.sh
-	$(CARGO) build --release -p webdata-worker --example extract_eval
+	$(CARGO) build --release -p webdata-engine --example extract_eval
 	.bench-data/venv/bin/python3 bench/extraction/sweep.py
 
 # Whole-site crawl side by side (issue 5): webdata (CrawlRunner + SQLite,

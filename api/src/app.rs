@@ -16,9 +16,9 @@ pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
     pub metrics: Arc<Metrics>,
-    pub engine: webdata_worker::scrape::Engine,
+    pub engine: webdata_engine::scrape::Engine,
     /// The in-process crawl runner, woken when a crawl is created or cancelled.
-    pub runner: Option<Arc<webdata_worker::crawl::CrawlRunner>>,
+    pub runner: Option<Arc<webdata_engine::crawl::CrawlRunner>>,
     /// Cluster mode: crawls are launched as CrawlJobs.
     pub kube: Option<crate::kube::Launcher>,
     /// The search provider (`WEBDATA_SEARXNG_URL`); none answers 501.

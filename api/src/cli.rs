@@ -377,15 +377,15 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .await?;
     let config = Arc::new(config);
     let guard =
-        webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+        webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
     let resolver =
-        webdata_worker::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
+        webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
             .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;
-    let engine = webdata_worker::scrape::Engine::with_resolver(guard.clone(), Arc::new(resolver))
+    let engine = webdata_engine::scrape::Engine::with_resolver(guard.clone(), Arc::new(resolver))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let browser =
-        webdata_worker::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
+        webdata_engine::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
     let engine = engine.with_browser(browser);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let kube_mode =
@@ -400,7 +400,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     // In cluster mode the pool's workers run crawls, not this process.
     let runner = if args.worker_concurrency > 0 && kube.is_none() {
-        let cfg = webdata_worker::crawl::RunnerConfig {
+        let cfg = webdata_engine::crawl::RunnerConfig {
             concurrency: args.worker_concurrency,
             worker_id: format!(
                 "api-{}-{}",
@@ -409,7 +409,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             ),
             ..Default::default()
         };
-        let runner = webdata_worker::crawl::CrawlRunner::new(store.clone(), engine.clone(), cfg);
+        let runner = webdata_engine::crawl::CrawlRunner::new(store.clone(), engine.clone(), cfg);
         tokio::spawn(runner.clone().run(stop_rx));
         Some(runner)
     } else {
@@ -449,7 +449,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
     eprintln!("webdata listening on http://{addr}");
     axum::serve(listener, router(state))
-        .with_graceful_shutdown(webdata_worker::shutdown::signal())
+        .with_graceful_shutdown(webdata_engine::shutdown::signal())
         .await?;
     let _ = stop_tx.send(true);
     Ok(())
@@ -556,9 +556,9 @@ async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
     webdata_core::validate::check_scrape_options("", &req.options)
         .map_err(|e| anyhow::anyhow!(e.message))?;
     let guard =
-        webdata_worker::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+        webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
-    let engine = webdata_worker::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let engine = webdata_engine::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scraped = engine
         .scrape(&req)
         .await

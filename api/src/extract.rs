@@ -176,14 +176,14 @@ pub struct PageText {
 pub fn trim_pages(pages: &[(String, String)], budget: usize) -> Vec<PageText> {
     let tokens: Vec<usize> = pages
         .iter()
-        .map(|(_, md)| webdata_worker::content::count_tokens(md))
+        .map(|(_, md)| webdata_content::count_tokens(md))
         .collect();
     let shares = share_budget(&tokens, budget);
     pages
         .iter()
         .zip(shares)
         .map(|((url, md), share)| {
-            let (text, trimmed) = webdata_worker::content::truncate_to_tokens(md, share);
+            let (text, trimmed) = webdata_content::truncate_to_tokens(md, share);
             PageText {
                 url: url.clone(),
                 markdown: text.to_string(),

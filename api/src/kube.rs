@@ -8,7 +8,7 @@ use kube::Client;
 use std::collections::BTreeMap;
 use webdata_core::store::CrawlRow;
 use webdata_core::types::CrawlRequest;
-use webdata_operator::crd::{
+use webdata_crd::{
     job_name, CrawlJob, CrawlJobSpec, CRAWL_ID_ANNOTATION, LAUNCHED_BY_LABEL,
     ORGANIZATION_ANNOTATION,
 };

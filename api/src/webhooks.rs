@@ -10,7 +10,7 @@ use std::time::Duration;
 use webdata_core::store::{rfc3339, AttemptOutcome, CrawlEvent, Delivery, NewDelivery};
 use webdata_core::types::CrawlRequest;
 use webdata_core::Store;
-use webdata_worker::guard::NetworkGuard;
+use webdata_engine::guard::NetworkGuard;
 
 /// Attempts per delivery.
 pub const MAX_ATTEMPTS: i64 = 8;
@@ -70,7 +70,7 @@ impl Dispatcher {
             .no_proxy()
             .dns_resolver(guard.reqwest_resolver())
             .timeout(DELIVERY_TIMEOUT)
-            .user_agent(webdata_worker::fetch::DEFAULT_USER_AGENT)
+            .user_agent(webdata_engine::fetch::DEFAULT_USER_AGENT)
             .build()?;
         Ok(Dispatcher {
             store,
@@ -118,7 +118,7 @@ impl Dispatcher {
             let reference: serde_json::Value = serde_json::from_str(&ev.data).ok()?;
             let seq = reference["seq"].as_i64()?;
             let (url, document) =
-                webdata_worker::crawl::page_document(&self.store, crawl_id, seq, boilerplate)
+                webdata_engine::crawl::page_document(&self.store, crawl_id, seq, boilerplate)
                     .await?;
             serde_json::json!({ "id": crawl_id, "url": url, "document": document })
         } else {
@@ -154,7 +154,7 @@ impl Dispatcher {
                 .and_then(|h| h.metadata.clone())
                 .map(serde_json::Value::Object);
             let endpoints = self.store.webhook_endpoints(&crawl.org_id).await?;
-            let boilerplate = webdata_worker::crawl::boilerplate_for(&self.store, &crawl).await;
+            let boilerplate = webdata_engine::crawl::boilerplate_for(&self.store, &crawl).await;
             let mut deliveries = Vec::new();
             for ev in &events {
                 let Some((event_id, short, body)) = self

@@ -33,7 +33,7 @@ mkdir -p "$OUT"
 trap '"$HERE/site.sh" stop || true' EXIT
 
 echo "== build (release)"
-(cd "$REPO" && CARGO_TARGET_DIR=$WEBDATA_TARGET nice -n 10 cargo build --release -p webdata-worker --example crawl_site)
+(cd "$REPO" && CARGO_TARGET_DIR=$WEBDATA_TARGET nice -n 10 cargo build --release -p webdata-engine --example crawl_site)
 (
     cd "$HERE/spider"
     cargo fetch --locked

@@ -457,6 +457,13 @@ pub struct CrawlRequest {
 }
 
 impl CrawlRequest {
+    /// Whether every page of the crawl needs a browser (render demand).
+    pub fn renders_every_page(&self) -> bool {
+        self.scrape_options
+            .as_ref()
+            .is_some_and(|o| o.renders_every_page())
+    }
+
     /// Page limit (default 100).
     pub fn limit(&self) -> i64 {
         self.limit.unwrap_or(100)

@@ -13,7 +13,8 @@ use support::{Db, Server, Site};
 
 /// A short German article in `<main>` between a cookie banner, nav, aside
 /// and footer (shared with the worker's main-content unit tests).
-const ARTICLE: &str = include_str!("../../worker/tests/fixtures/content/article_short_de.html");
+const ARTICLE: &str =
+    include_str!("../../worker/content/tests/fixtures/content/article_short_de.html");
 
 const SPA_SHELL: &str = r#"<!doctype html><html><head><title>App</title>
 <script src="/static/js/chunk-vendors.js"></script><script src="/static/js/app.js"></script><script src="/static/js/runtime.js"></script></head>
@@ -108,7 +109,7 @@ async fn site() -> Site {
             .route("/loop", get(|| async { Redirect::temporary("/loop") }))
             .route("/data.json", get(|| async { ([(header::CONTENT_TYPE, "application/json")], r#"{"a":[1,2],"b":"x"}"#) }))
             .route("/notes.txt", get(|| async { ([(header::CONTENT_TYPE, "text/plain; charset=utf-8")], "Plain notes.\nSecond line.") }))
-            .route("/report.pdf", get(|| async { ([(header::CONTENT_TYPE, "application/pdf")], webdata_worker::pdf::simple_pdf(&["Annual report 2026", "Sales grew in every region."])) }))
+            .route("/report.pdf", get(|| async { ([(header::CONTENT_TYPE, "application/pdf")], webdata_content::pdf::simple_pdf(&["Annual report 2026", "Sales grew in every region."])) }))
             .route("/broken.pdf", get(|| async { ([(header::CONTENT_TYPE, "application/pdf")], b"%PDF-1.4 nonsense".to_vec()) }))
             .route("/image.png", get(|| async { ([(header::CONTENT_TYPE, "image/png")], vec![0x89u8, b'P', b'N', b'G', 0, 0, 0, 0]) }))
             .route("/latin1", get(|| async {

@@ -22,8 +22,8 @@ use std::sync::{Mutex, OnceLock};
 use webdata_core::brand::Brand;
 use webdata_core::store::now_ms;
 use webdata_core::ErrorCode;
-use webdata_worker::brand::{self, Found, Target};
-use webdata_worker::scrape::{BrandPage, ScrapeFailure};
+use webdata_engine::brand::{self, Found, Target};
+use webdata_engine::scrape::{BrandPage, ScrapeFailure};
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 /// Default accepted cache age.

@@ -50,7 +50,7 @@ pub async fn start(
 ) -> ApiResult<Response> {
     let (req, value): (CrawlRequest, _) = body::json(&headers, b).await?;
     validate::check_crawl_request(&req)?;
-    webdata_worker::glob::PathFilter::new(
+    webdata_engine::glob::PathFilter::new(
         req.include_paths.as_deref().unwrap_or_default(),
         req.exclude_paths.as_deref().unwrap_or_default(),
     )
@@ -88,7 +88,7 @@ pub async fn start(
         Some(k) => Placement {
             pool: k.pool.clone(),
             admitted: false,
-            renders: webdata_operator::controller::crawljob::needs_browser(&stored),
+            renders: stored.renders_every_page(),
             launcher: "kube".into(),
         },
         None => Placement::default(),
@@ -182,12 +182,12 @@ pub async fn get(
     let crawl = owned_crawl(&app, &caller, &id).await?;
     let docs = app.store.crawl_documents(&id, after, limit).await?;
     let last = docs.last().map(|d| d.0).unwrap_or(after);
-    let boilerplate = webdata_worker::crawl::boilerplate_for(&app.store, &crawl).await;
+    let boilerplate = webdata_engine::crawl::boilerplate_for(&app.store, &crawl).await;
     let data: Vec<serde_json::Value> = docs
         .iter()
         .map(|(_, _, json)| {
             let mut d = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
-            webdata_worker::boilerplate::strip_document(&mut d, &boilerplate);
+            webdata_content::boilerplate::strip_document(&mut d, &boilerplate);
             d
         })
         .collect();
@@ -196,7 +196,7 @@ pub async fn get(
     } else {
         serde_json::Value::String(encode_cursor(last))
     };
-    let mut body = webdata_worker::crawl::status_json(&crawl);
+    let mut body = webdata_engine::crawl::status_json(&crawl);
     body["success"] = true.into();
     body["createdAt"] = rfc3339(crawl.created_at).into();
     body["data"] = data.into();
@@ -215,7 +215,7 @@ pub async fn cancel(
     if !crawl.is_finished() {
         app.store
             .finish_crawl(&id, status::CANCELLED, None, |c| {
-                webdata_worker::crawl::status_json(c).to_string()
+                webdata_engine::crawl::status_json(c).to_string()
             })
             .await?;
         if let Some(r) = &app.runner {
@@ -268,7 +268,7 @@ pub async fn events(
             // The boilerplate verdict is read once per batch, not per page.
             let boilerplate = if batch.iter().any(|e| e.kind == "page") {
                 match store.get_crawl(&id).await {
-                    Ok(Some(c)) => webdata_worker::crawl::boilerplate_for(&store, &c).await,
+                    Ok(Some(c)) => webdata_engine::crawl::boilerplate_for(&store, &c).await,
                     _ => Default::default(),
                 }
             } else {
@@ -282,7 +282,7 @@ pub async fn events(
                             .ok()
                             .and_then(|v| v["seq"].as_i64())
                             .unwrap_or(0);
-                        let doc = webdata_worker::crawl::page_document(&store, &id, seq, &boilerplate)
+                        let doc = webdata_engine::crawl::page_document(&store, &id, seq, &boilerplate)
                             .await
                             .map(|(_, d)| d.to_string())
                             .unwrap_or_else(|| "{}".into());

@@ -15,7 +15,7 @@ use axum::{Extension, Json};
 use std::time::Instant;
 use webdata_core::types::{MapRequest, MapResponse};
 use webdata_core::{validate, ErrorCode};
-use webdata_worker::map::{self, CREDIT_STEP, WORST_CASE_CREDITS};
+use webdata_engine::map::{self, CREDIT_STEP, WORST_CASE_CREDITS};
 
 /// The handler.
 pub async fn map(
@@ -27,7 +27,7 @@ pub async fn map(
     let started = Instant::now();
     let (req, _): (MapRequest, _) = body::json(&headers, b).await?;
     validate::check_map_request(&req)?;
-    webdata_worker::glob::PathFilter::new(
+    webdata_engine::glob::PathFilter::new(
         req.include_paths.as_deref().unwrap_or_default(),
         req.exclude_paths.as_deref().unwrap_or_default(),
     )

@@ -105,8 +105,8 @@ pub async fn scrape_document(
     caller: &Caller,
     headers: &HeaderMap,
     req: &ScrapeRequest,
-) -> ApiResult<webdata_worker::scrape::Scraped> {
-    let key = webdata_worker::scrape::cache_key(req);
+) -> ApiResult<webdata_engine::scrape::Scraped> {
+    let key = webdata_engine::scrape::cache_key(req);
     let cached = cached_document(app, req, &key).await?;
     let was_cached = cached.is_some();
     let mut scraped = match cached {
@@ -148,7 +148,7 @@ async fn cached_document(
     app: &AppState,
     req: &ScrapeRequest,
     key: &str,
-) -> ApiResult<Option<webdata_worker::scrape::Scraped>> {
+) -> ApiResult<Option<webdata_engine::scrape::Scraped>> {
     let max_age = req.options.max_age_ms();
     if max_age <= 0 {
         return Ok(None);
@@ -168,7 +168,7 @@ async fn cached_document(
     document.cached = Some(true);
     document.url = req.url.clone();
     app.metrics.add("scrape_cache_hits", 1);
-    Ok(Some(webdata_worker::scrape::Scraped {
+    Ok(Some(webdata_engine::scrape::Scraped {
         document,
         billable: hit.billable,
         screenshot: None,
@@ -180,7 +180,7 @@ async fn store_in_cache(
     app: &AppState,
     req: &ScrapeRequest,
     key: &str,
-    scraped: &webdata_worker::scrape::Scraped,
+    scraped: &webdata_engine::scrape::Scraped,
 ) {
     match serde_json::to_string(&scraped.document) {
         Ok(json) => {

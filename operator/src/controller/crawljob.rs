@@ -113,7 +113,7 @@ async fn register(
     let placement = Placement {
         pool: cj.spec.pool.clone(),
         admitted: false,
-        renders: needs_browser(&req),
+        renders: req.renders_every_page(),
         launcher: "kube".into(),
     };
     let row = ctx
@@ -122,13 +122,6 @@ async fn register(
         .await?;
     tracing::info!(crawljob = %cj.name_any(), crawl = %id, org = %org, "registered a kubectl CrawlJob as a crawl");
     Ok(Ok(row))
-}
-
-/// Whether every page of the crawl needs a browser (render demand).
-pub fn needs_browser(req: &webdata_core::types::CrawlRequest) -> bool {
-    req.scrape_options
-        .as_ref()
-        .is_some_and(|o| o.renders_every_page())
 }
 
 fn condition(type_: &str, ok: bool, reason: &str, message: String, gen: Option<i64>) -> Condition {

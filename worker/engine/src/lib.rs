@@ -1,0 +1,16 @@
+//! The webdata engine: everything that touches the web. The network guard,
+//! fetch and render tiers, robots.txt, scrape, map, brand, sitemaps and the
+//! crawl loop, behind one front door ([`Engine`]) and one error
+//! ([`EngineError`]). Pages become formats in `webdata-content`.
+pub mod brand;
+pub mod crawl;
+pub mod fetch;
+pub mod glob;
+pub mod guard;
+pub mod map;
+pub mod render;
+pub mod robots;
+pub mod scrape;
+pub use webdata_core::shutdown;
+pub mod sitemap;
+pub mod urlnorm;
