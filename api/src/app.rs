@@ -16,7 +16,7 @@ pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
     pub metrics: Arc<Metrics>,
-    pub engine: webdata_engine::scrape::Engine,
+    pub engine: webdata_engine::Engine,
     /// The in-process crawl runner, woken when a crawl is created or cancelled.
     pub runner: Option<Arc<webdata_engine::crawl::CrawlRunner>>,
     /// Cluster mode: crawls are launched as CrawlJobs.

@@ -382,7 +382,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let resolver =
         webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
             .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;
-    let engine = webdata_engine::scrape::Engine::with_resolver(guard.clone(), Arc::new(resolver))
+    let engine = webdata_engine::Engine::with_resolver(guard.clone(), Arc::new(resolver))
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     let browser =
         webdata_engine::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
@@ -558,7 +558,7 @@ async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
     let guard =
         webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
             .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
-    let engine = webdata_engine::scrape::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let engine = webdata_engine::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scraped = engine
         .scrape(&req)
         .await

@@ -6,6 +6,7 @@ use axum::response::{IntoResponse, Response};
 use webdata_core::store::StoreError;
 use webdata_core::validate::Invalid;
 use webdata_core::ErrorCode;
+use webdata_engine::EngineError;
 
 /// Marks a response whose body is already the Error envelope, so the outer
 /// layer leaves it alone.
@@ -25,6 +26,18 @@ pub struct ApiError {
 
 /// Result alias for handlers.
 pub type ApiResult<T> = Result<T, ApiError>;
+
+/// The engine's failures keep their code, message and retry hint (the
+/// `Retry-After` header follows from the hint).
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        let err = ApiError::new(e.code, e.message);
+        match e.retry_after_ms {
+            Some(ms) => err.retry_after(ms),
+            None => err,
+        }
+    }
+}
 
 impl ApiError {
     /// An error with the code's own status.

@@ -34,10 +34,8 @@ async fn state(timeout: Duration) -> AppState {
             blob_key: "test".into(),
         }),
         metrics: Arc::new(Metrics::default()),
-        engine: webdata_engine::scrape::Engine::new(
-            webdata_engine::guard::NetworkGuard::deny_private(),
-        )
-        .expect("engine"),
+        engine: webdata_engine::Engine::new(webdata_engine::guard::NetworkGuard::deny_private())
+            .expect("engine"),
         runner: None,
         kube: None,
         search: None,

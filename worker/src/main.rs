@@ -81,10 +81,9 @@ async fn run(args: Args) -> Result<(), String> {
             .map_err(|e| format!("WEBDATA_RESOLVE: {e}"))?;
     let browser =
         webdata_engine::render::start_from_env(guard.clone(), args.webdriver_url.as_deref()).await;
-    let engine =
-        webdata_engine::scrape::Engine::with_resolver(guard, std::sync::Arc::new(resolver))
-            .map_err(|e| e.to_string())?
-            .with_browser(browser.clone());
+    let engine = webdata_engine::Engine::with_resolver(guard, std::sync::Arc::new(resolver))
+        .map_err(|e| e.to_string())?
+        .with_browser(browser.clone());
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());
     let cfg = RunnerConfig {
         worker_id: args

@@ -228,13 +228,7 @@ pub async fn create_endpoint(
 ) -> ApiResult<Response> {
     let (eb, _): (EndpointBody, _) = body::json(&headers, b).await?;
     webdata_core::validate::check_url("url", &eb.url)?;
-    app.engine
-        .fetcher()
-        .guard()
-        .check_url(eb.url.trim())
-        .map_err(|e| {
-            crate::error::ApiError::new(webdata_core::ErrorCode::BlockedUrl, e.to_string())
-        })?;
+    app.engine.check_url(&eb.url)?;
     Ok(ok(
         StatusCode::CREATED,
         app.store

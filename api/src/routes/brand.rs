@@ -21,9 +21,9 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::{Mutex, OnceLock};
 use webdata_core::brand::Brand;
 use webdata_core::store::now_ms;
-use webdata_core::ErrorCode;
 use webdata_engine::brand::{self, Found, Target};
-use webdata_engine::scrape::{BrandPage, ScrapeFailure};
+use webdata_engine::scrape::BrandPage;
+use webdata_engine::EngineError;
 
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 /// Default accepted cache age.
@@ -158,7 +158,7 @@ async fn save(app: &AppState, domain: &str, stored: &StoredBrand, fetched_at: i6
 }
 
 /// A fresh lookup, hosted and cached.
-async fn fresh(app: &AppState, target: &Target) -> Result<StoredBrand, ScrapeFailure> {
+async fn fresh(app: &AppState, target: &Target) -> Result<StoredBrand, EngineError> {
     let started = now_ms();
     let found = brand::lookup(
         app.engine.fetcher(),
@@ -263,11 +263,7 @@ pub async fn brand(
 ) -> ApiResult<Response> {
     let q = parse_query(raw.as_deref())?;
     let target = brand::parse_domain(&q.domain).map_err(|e| ApiError::invalid(e.to_string()))?;
-    app.engine
-        .fetcher()
-        .guard()
-        .check_url(target.home.as_str())
-        .map_err(|e| ApiError::new(ErrorCode::BlockedUrl, e.to_string()))?;
+    app.engine.check_url(target.home.as_str())?;
     let now = now_ms();
     let cached = load(&app, &target.domain).await?;
     if let Some((stored, fetched_at)) = &cached {
@@ -299,11 +295,7 @@ pub async fn brand(
             }
             _ => {
                 hold.settle(0).await?;
-                let e = ApiError::new(f.code, f.message);
-                Err(match f.retry_after_ms {
-                    Some(ms) => e.retry_after(ms),
-                    None => e,
-                })
+                Err(f.into())
             }
         },
     }

@@ -21,6 +21,7 @@ use webdata_core::store::crawl::status;
 use webdata_core::store::{rfc3339, CrawlRow, Placement};
 use webdata_core::types::CrawlRequest;
 use webdata_core::{validate, ErrorCode, Store};
+use webdata_engine::Engine;
 
 fn job(c: &CrawlRow) -> serde_json::Value {
     serde_json::json!({
@@ -50,19 +51,15 @@ pub async fn start(
 ) -> ApiResult<Response> {
     let (req, value): (CrawlRequest, _) = body::json(&headers, b).await?;
     validate::check_crawl_request(&req)?;
-    webdata_engine::glob::PathFilter::new(
+    Engine::check_path_filters(
         req.include_paths.as_deref().unwrap_or_default(),
         req.exclude_paths.as_deref().unwrap_or_default(),
-    )
-    .map_err(|e| ApiError::invalid(e.to_string()))?;
-    let guard = app.engine.fetcher().guard();
-    guard
-        .check_url(req.url.trim())
-        .map_err(|e| ApiError::new(ErrorCode::BlockedUrl, e.to_string()))?;
+    )?;
+    app.engine.check_url(&req.url)?;
     if let Some(w) = &req.webhook {
-        guard
-            .check_url(w.url.trim())
-            .map_err(|e| ApiError::new(ErrorCode::BlockedUrl, format!("webhook.url: {e}")))?;
+        app.engine
+            .check_url(&w.url)
+            .map_err(|e| ApiError::new(e.code, format!("webhook.url: {}", e.message)))?;
     }
     let claim = match idempotency::claim(&app, &caller, &headers, "POST /v1/crawl", &value).await? {
         Claim::Replay(resp) => return Ok(resp),

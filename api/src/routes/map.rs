@@ -7,15 +7,16 @@ use crate::app::AppState;
 use crate::body;
 use crate::context::{request_id, Caller};
 use crate::credits::CreditHold;
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiResult;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::{Extension, Json};
 use std::time::Instant;
 use webdata_core::types::{MapRequest, MapResponse};
-use webdata_core::{validate, ErrorCode};
+use webdata_core::validate;
 use webdata_engine::map::{self, CREDIT_STEP, WORST_CASE_CREDITS};
+use webdata_engine::Engine;
 
 /// The handler.
 pub async fn map(
@@ -27,16 +28,11 @@ pub async fn map(
     let started = Instant::now();
     let (req, _): (MapRequest, _) = body::json(&headers, b).await?;
     validate::check_map_request(&req)?;
-    webdata_engine::glob::PathFilter::new(
+    Engine::check_path_filters(
         req.include_paths.as_deref().unwrap_or_default(),
         req.exclude_paths.as_deref().unwrap_or_default(),
-    )
-    .map_err(|e| ApiError::invalid(e.to_string()))?;
-    app.engine
-        .fetcher()
-        .guard()
-        .check_url(req.url.trim())
-        .map_err(|e| ApiError::new(ErrorCode::BlockedUrl, e.to_string()))?;
+    )?;
+    app.engine.check_url(&req.url)?;
     let (hold, reserved) = CreditHold::reserve_up_to(
         &app,
         &caller,
@@ -75,7 +71,7 @@ pub async fn map(
         Err(f) => {
             hold.settle(0).await?;
             tracing::info!(url = %req.url, code = f.code.as_str(), error = %f.message, "map failed (0 credits)");
-            Err(ApiError::new(f.code, f.message))
+            Err(f.into())
         }
     }
 }

@@ -111,13 +111,7 @@ pub async fn scrape_document(
     let was_cached = cached.is_some();
     let mut scraped = match cached {
         Some(hit) => hit,
-        None => app.engine.scrape(req).await.map_err(|f| {
-            let e = ApiError::new(f.code, f.message);
-            match f.retry_after_ms {
-                Some(ms) => e.retry_after(ms),
-                None => e,
-            }
-        })?,
+        None => app.engine.scrape(req).await?,
     };
     if let Some(page) = scraped.brand_page.take() {
         scraped.document.brand = crate::routes::brand::for_scraped_page(app, headers, &page)
@@ -156,11 +150,7 @@ async fn cached_document(
     let Some(hit) = app.store.cache_get(key, max_age).await? else {
         return Ok(None);
     };
-    app.engine
-        .fetcher()
-        .guard()
-        .check_url(req.url.trim())
-        .map_err(|e| ApiError::new(webdata_core::ErrorCode::BlockedUrl, e.to_string()))?;
+    app.engine.check_url(&req.url)?;
     let Ok(mut document) = serde_json::from_str::<webdata_core::types::Document>(&hit.document)
     else {
         return Ok(None);

@@ -24,7 +24,7 @@ use webdata_core::types::{ScrapeOptions, ScrapeRequest};
 use webdata_engine::crawl::{CrawlRunner, RunnerConfig};
 use webdata_engine::fetch::FetchRequest;
 use webdata_engine::guard::NetworkGuard;
-use webdata_engine::scrape::Engine;
+use webdata_engine::Engine;
 
 fn doc_page(n: usize, total: usize, kb: usize) -> String {
     let mut body = format!("<h1>Module {n}</h1>");

@@ -22,7 +22,7 @@ use common::{cpu_ms, peak_rss_mb};
 use std::time::{Duration, Instant};
 use webdata_engine::crawl::{CrawlRunner, RunnerConfig};
 use webdata_engine::guard::NetworkGuard;
-use webdata_engine::scrape::Engine;
+use webdata_engine::Engine;
 
 #[tokio::main]
 async fn main() {

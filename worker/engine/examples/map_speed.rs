@@ -15,7 +15,7 @@ use webdata_core::types::{MapRequest, SitemapMode};
 use webdata_engine::fetch::FetchRequest;
 use webdata_engine::guard::NetworkGuard;
 use webdata_engine::map;
-use webdata_engine::scrape::Engine;
+use webdata_engine::Engine;
 
 const URLS: usize = 50_000;
 const ROUNDS: usize = 5;

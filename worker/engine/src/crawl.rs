@@ -9,9 +9,9 @@
 
 use crate::glob::PathFilter;
 use crate::robots::Robots;
-use crate::scrape::{Engine, ScrapeFailure};
 use crate::sitemap::{self, SitemapFetchPolicy};
 use crate::urlnorm;
+use crate::{Engine, EngineError};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -721,7 +721,7 @@ impl CrawlRunner {
         &self,
         crawl: &CrawlRow,
         lease: &Lease,
-        f: ScrapeFailure,
+        f: EngineError,
     ) -> Result<(), webdata_core::StoreError> {
         match f.code {
             ErrorCode::BlockedBySite => {

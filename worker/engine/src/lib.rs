@@ -4,6 +4,8 @@
 //! ([`EngineError`]). Pages become formats in `webdata-content`.
 pub mod brand;
 pub mod crawl;
+mod engine;
+mod error;
 pub mod fetch;
 pub mod glob;
 pub mod guard;
@@ -14,3 +16,6 @@ pub mod scrape;
 pub use webdata_core::shutdown;
 pub mod sitemap;
 pub mod urlnorm;
+
+pub use engine::Engine;
+pub use error::EngineError;

@@ -1,36 +1,15 @@
 //! The scrape engine: guard → robots → fetch → content pipeline → quality.
 //! The scrape endpoint, crawl workers, map and brand all call this.
 
-use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher, DEFAULT_USER_AGENT};
-use crate::guard::{NetworkGuard, Resolve, SystemResolver};
-use crate::robots::{RobotsCache, RobotsSource};
-use std::sync::Arc;
+use crate::fetch::{FetchRequest, FetchResponse};
+use crate::robots::RobotsSource;
+use crate::{Engine, EngineError};
 use std::time::Duration;
 use tokio::time::Instant;
 use webdata_content::pdf::PdfError;
 use webdata_content::{self as content, ContentOptions, Extracted};
 use webdata_core::types::{Document, Format, Metadata, QualityIssue, ScrapeRequest, Tier};
 use webdata_core::ErrorCode;
-
-/// Why a scrape produced no document. Costs nothing.
-#[derive(Debug, Clone, thiserror::Error)]
-#[error("{message}")]
-pub struct ScrapeFailure {
-    pub code: ErrorCode,
-    pub message: String,
-    /// When retrying makes sense (`capacity_exceeded`): after this long.
-    pub retry_after_ms: Option<i64>,
-}
-
-impl ScrapeFailure {
-    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        ScrapeFailure {
-            code,
-            message: message.into(),
-            retry_after_ms: None,
-        }
-    }
-}
 
 /// A scraped page and whether it is billed (a page below 400 with no wall).
 #[derive(Debug, Clone)]
@@ -50,30 +29,6 @@ pub struct Scraped {
 pub struct BrandPage {
     pub html: String,
     pub url: url::Url,
-}
-
-/// The shared engine; cheap to clone.
-#[derive(Clone)]
-pub struct Engine {
-    fetcher: Fetcher,
-    robots: Arc<RobotsCache>,
-    browser: Option<crate::render::BrowserPool>,
-}
-
-impl std::fmt::Debug for Engine {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Engine").finish_non_exhaustive()
-    }
-}
-
-pub(crate) fn fetch_failure(e: FetchError) -> ScrapeFailure {
-    let code = match &e {
-        FetchError::Blocked(_) => ErrorCode::BlockedUrl,
-        FetchError::Timeout { .. } => ErrorCode::Timeout,
-        FetchError::InvalidHeader { .. } => ErrorCode::InvalidRequest,
-        _ => ErrorCode::FetchFailed,
-    };
-    ScrapeFailure::new(code, e.to_string())
 }
 
 pub(crate) fn is_html(resp: &FetchResponse) -> bool {
@@ -137,54 +92,8 @@ pub fn accept_language(languages: &[String]) -> Option<String> {
 }
 
 impl Engine {
-    /// An engine whose every request passes `guard`, resolving names with
-    /// the system resolver.
-    pub fn new(guard: NetworkGuard) -> Result<Self, ScrapeFailure> {
-        Self::with_resolver(guard, Arc::new(SystemResolver))
-    }
-
-    /// An engine with an injected resolver (tests).
-    pub fn with_resolver(
-        guard: NetworkGuard,
-        resolver: Arc<dyn Resolve>,
-    ) -> Result<Self, ScrapeFailure> {
-        let fetcher = Fetcher::new(guard, resolver, DEFAULT_USER_AGENT).map_err(fetch_failure)?;
-        Ok(Engine {
-            fetcher,
-            robots: Arc::new(RobotsCache::default()),
-            browser: None,
-        })
-    }
-
-    /// The same engine rendering with `pool` (the render tier).
-    pub fn with_browser(mut self, pool: Option<crate::render::BrowserPool>) -> Self {
-        self.browser = pool;
-        self
-    }
-
-    /// The browser pool, when one is configured.
-    pub fn browser(&self) -> Option<&crate::render::BrowserPool> {
-        self.browser.as_ref()
-    }
-
-    /// robots.txt rules for the URL's origin (cached per host).
-    pub async fn robots_for(&self, url: &url::Url) -> Arc<crate::robots::Robots> {
-        self.robots.get(&self.fetcher, url).await.robots
-    }
-
-    /// robots.txt rules for the URL's origin, and whether this call fetched
-    /// them (map bills that fetch; a cached copy is free).
-    pub async fn robots_lookup(&self, url: &url::Url) -> crate::robots::RobotsLookup {
-        self.robots.get(&self.fetcher, url).await
-    }
-
-    /// The fetcher (shared with crawl, map and brand).
-    pub fn fetcher(&self) -> &Fetcher {
-        &self.fetcher
-    }
-
     /// Scrapes one page as the request asks.
-    pub async fn scrape(&self, req: &ScrapeRequest) -> Result<Scraped, ScrapeFailure> {
+    pub async fn scrape(&self, req: &ScrapeRequest) -> Result<Scraped, EngineError> {
         let opts = &req.options;
         let timeout = Duration::from_millis(opts.timeout_ms().max(1) as u64);
         let deadline = Instant::now() + timeout;
@@ -192,12 +101,12 @@ impl Engine {
             .fetcher
             .guard()
             .check_url(req.url.trim())
-            .map_err(|e| ScrapeFailure::new(ErrorCode::BlockedUrl, e.to_string()))?;
+            .map_err(|e| EngineError::new(ErrorCode::BlockedUrl, e.to_string()))?;
         let needs_browser_input = opts.needs_browser();
         let render_first =
             opts.tier() == Tier::Render || (opts.tier() == Tier::Auto && needs_browser_input);
         if render_first && self.browser.is_none() {
-            return Err(ScrapeFailure::new(
+            return Err(EngineError::new(
                 ErrorCode::NotConfigured,
                 if opts.tier() == Tier::Render {
                     "the render tier needs a browser, and none is configured on this deployment (set WEBDATA_WEBDRIVER_URL or install chromium and chromium-driver)"
@@ -210,7 +119,7 @@ impl Engine {
             let lookup = tokio::time::timeout_at(deadline, self.robots.get(&self.fetcher, &url))
                 .await
                 .map_err(|_| {
-                    ScrapeFailure::new(
+                    EngineError::new(
                         ErrorCode::Timeout,
                         format!(
                             "timed out reading robots.txt of {}",
@@ -219,7 +128,7 @@ impl Engine {
                     )
                 })?;
             if lookup.robots.source() == RobotsSource::Unreachable {
-                return Err(ScrapeFailure::new(
+                return Err(EngineError::new(
                     ErrorCode::FetchFailed,
                     format!(
                         "robots.txt of {} could not be read (server error or unreachable), so the site is treated as closed; retry later or set `ignoreRobots: true`",
@@ -228,7 +137,7 @@ impl Engine {
                 ));
             }
             if !lookup.robots.is_allowed_url(&url) {
-                return Err(ScrapeFailure::new(
+                return Err(EngineError::new(
                     ErrorCode::Forbidden,
                     format!(
                         "robots.txt of {} does not allow {} for the `webdata` user agent; set `ignoreRobots: true` to skip the check",
@@ -261,9 +170,9 @@ impl Engine {
             let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&md_fetch))
                 .await
                 .map_err(|_| {
-                    ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}"))
+                    EngineError::new(ErrorCode::Timeout, format!("timed out fetching {url}"))
                 })?
-                .map_err(fetch_failure)?;
+                .map_err(EngineError::from)?;
             if is_markdown(&resp) {
                 if let Some(doc) = site_markdown_document(req, &formats, &resp) {
                     return Ok(doc);
@@ -285,10 +194,8 @@ impl Engine {
         }
         let resp = tokio::time::timeout_at(deadline, self.fetcher.fetch(&fetch))
             .await
-            .map_err(|_| {
-                ScrapeFailure::new(ErrorCode::Timeout, format!("timed out fetching {url}"))
-            })?
-            .map_err(fetch_failure)?;
+            .map_err(|_| EngineError::new(ErrorCode::Timeout, format!("timed out fetching {url}")))?
+            .map_err(EngineError::from)?;
         let fetched = self.build(req, &formats, resp).await?;
         let js = fetched
             .document
@@ -322,10 +229,10 @@ impl Engine {
         deadline: Instant,
         escalations: Vec<String>,
         why: &str,
-    ) -> Result<Scraped, ScrapeFailure> {
+    ) -> Result<Scraped, EngineError> {
         use crate::render::{RenderError, RenderRequest};
         let Some(pool) = &self.browser else {
-            return Err(ScrapeFailure::new(
+            return Err(EngineError::new(
                 ErrorCode::NotConfigured,
                 "no browser is configured on this deployment",
             ));
@@ -358,18 +265,18 @@ impl Engine {
             script: None,
         };
         let rendered = pool.render(&rr).await.map_err(|e| match e {
-            RenderError::NotAvailable(m) => ScrapeFailure::new(ErrorCode::NotConfigured, m),
-            RenderError::Capacity { retry_after_ms } => ScrapeFailure {
+            RenderError::NotAvailable(m) => EngineError::new(ErrorCode::NotConfigured, m),
+            RenderError::Capacity { retry_after_ms } => EngineError {
                 code: ErrorCode::CapacityExceeded,
                 message: format!("all browser sessions are busy; retry after {retry_after_ms} ms (the site did not block you)"),
                 retry_after_ms: Some(retry_after_ms as i64),
             },
-            RenderError::Timeout => ScrapeFailure::new(ErrorCode::Timeout, format!("timed out rendering {url}")),
-            RenderError::Blocked(m) => ScrapeFailure::new(ErrorCode::BlockedUrl, m),
+            RenderError::Timeout => EngineError::new(ErrorCode::Timeout, format!("timed out rendering {url}")),
+            RenderError::Blocked(m) => EngineError::new(ErrorCode::BlockedUrl, m),
             RenderError::ActionFailed { index, message } => {
-                ScrapeFailure::new(ErrorCode::FetchFailed, format!("`actions[{index}]` failed: {message}"))
+                EngineError::new(ErrorCode::FetchFailed, format!("`actions[{index}]` failed: {message}"))
             }
-            RenderError::Browser(m) => ScrapeFailure::new(ErrorCode::FetchFailed, format!("the browser failed: {m}")),
+            RenderError::Browser(m) => EngineError::new(ErrorCode::FetchFailed, format!("the browser failed: {m}")),
         })?;
         let png = rendered.screenshot_png;
         let html = rendered.html;
@@ -407,7 +314,7 @@ impl Engine {
         req: &ScrapeRequest,
         formats: &[Format],
         resp: FetchResponse,
-    ) -> Result<Scraped, ScrapeFailure> {
+    ) -> Result<Scraped, EngineError> {
         let opts = &req.options;
         let want = |f: Format| formats.contains(&f);
         let mime = resp.content_type.clone().unwrap_or_default();
@@ -427,7 +334,7 @@ impl Engine {
                 chunk_size: want(Format::Chunks).then(|| opts.chunk_size() as usize),
             };
             content::extract(text, &resp.final_url, &copts)
-                .map_err(|e| ScrapeFailure::new(ErrorCode::InvalidRequest, e.to_string()))?
+                .map_err(|e| EngineError::new(ErrorCode::InvalidRequest, e.to_string()))?
         } else if is_textual(&mime) {
             issues.push(QualityIssue::NonHtml);
             content::text_document(resp.text.as_deref().unwrap_or(""), &mime)
@@ -439,7 +346,7 @@ impl Engine {
                     .await
                     .unwrap_or_else(|e| Err(PdfError::Unreadable(e.to_string())))
                     .map_err(|e| {
-                        ScrapeFailure::new(
+                        EngineError::new(
                             ErrorCode::UnsupportedContent,
                             format!("{}: {e}", resp.final_url),
                         )
@@ -448,7 +355,7 @@ impl Engine {
             doc.metadata.title = text.lines().next().map(|l| l.chars().take(200).collect());
             doc
         } else {
-            return Err(ScrapeFailure::new(
+            return Err(EngineError::new(
                 ErrorCode::UnsupportedContent,
                 format!(
                     "{} is `{mime}`, which webdata cannot turn into text",
@@ -466,7 +373,7 @@ impl Engine {
             }
         }
         if quality.issues.contains(&QualityIssue::BotWall) {
-            return Err(ScrapeFailure::new(
+            return Err(EngineError::new(
                 ErrorCode::BlockedBySite,
                 format!(
                     "{} answered with a bot challenge instead of the page",

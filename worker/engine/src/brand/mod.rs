@@ -17,7 +17,7 @@ pub mod socials;
 pub use input::{domain_of, parse as parse_domain, InvalidDomain, Target};
 
 use crate::fetch::{FetchError, FetchRequest, FetchResponse, Fetcher};
-use crate::scrape::ScrapeFailure;
+use crate::EngineError;
 use base64::Engine as _;
 use colors::ColorEvidence;
 use fonts::FontEvidence;
@@ -66,15 +66,17 @@ pub struct Found {
 /// Longest a home page render may take (within the lookup's timeout).
 const RENDER_BUDGET: Duration = Duration::from_secs(20);
 
-fn failure(code: ErrorCode, message: impl Into<String>) -> ScrapeFailure {
-    ScrapeFailure {
+fn failure(code: ErrorCode, message: impl Into<String>) -> EngineError {
+    EngineError {
         code,
         message: message.into(),
         retry_after_ms: None,
     }
 }
 
-fn fetch_failure(e: FetchError) -> ScrapeFailure {
+/// A fetch failure of the brand lookup (an invalid header is a failed
+/// fetch here, not a bad request: brand sends no caller headers).
+fn fetch_failure(e: FetchError) -> EngineError {
     let code = match &e {
         FetchError::Blocked(_) => ErrorCode::BlockedUrl,
         FetchError::Timeout { .. } => ErrorCode::Timeout,
@@ -109,7 +111,7 @@ pub async fn lookup(
     browser: Option<&crate::render::BrowserPool>,
     target: &Target,
     timeout: Duration,
-) -> Result<Found, ScrapeFailure> {
+) -> Result<Found, EngineError> {
     let deadline = Instant::now() + timeout;
     let get = |url: &Url| {
         let mut req = FetchRequest::new(url.as_str(), timeout);
@@ -222,7 +224,7 @@ async fn render_home(
 /// brand.
 fn home_page_html(
     resp: &FetchResponse,
-) -> Result<(&str, Option<webdata_content::QualitySignals>), ScrapeFailure> {
+) -> Result<(&str, Option<webdata_content::QualitySignals>), EngineError> {
     let url = &resp.final_url;
     if matches!(resp.status, 401 | 403 | 429) {
         return Err(failure(

@@ -33,9 +33,10 @@ use webdata_core::ErrorCode;
 use crate::fetch::FetchRequest;
 use crate::glob::PathFilter;
 use crate::robots::{Robots, RobotsSource};
-use crate::scrape::{fetch_failure, is_html, Engine, ScrapeFailure};
+use crate::scrape::is_html;
 use crate::sitemap::{self, SitemapFetchPolicy};
 use crate::urlnorm;
+use crate::{Engine, EngineError};
 use webdata_content::{self as content, PageLinks};
 
 /// Most fetches one map makes (42 credits' worth).
@@ -316,7 +317,7 @@ impl Ctx<'_> {
     }
 
     /// Fetches one page (its budget already taken) and reads its links.
-    async fn fetch_page(&self, url: Url) -> Result<Page, ScrapeFailure> {
+    async fn fetch_page(&self, url: Url) -> Result<Page, EngineError> {
         self.polite().await;
         let resp = self
             .engine
@@ -326,9 +327,9 @@ impl Ctx<'_> {
                 ..self.fetch_request(&url)
             })
             .await
-            .map_err(fetch_failure)?;
+            .map_err(EngineError::from)?;
         if resp.status >= 400 {
-            return Err(ScrapeFailure::new(
+            return Err(EngineError::new(
                 ErrorCode::FetchFailed,
                 format!("{url} answered HTTP {}", resp.status),
             ));
@@ -449,17 +450,17 @@ pub async fn map(
     engine: &Engine,
     req: &MapRequest,
     max_fetches: usize,
-) -> Result<MapOutcome, ScrapeFailure> {
+) -> Result<MapOutcome, EngineError> {
     let start = engine
         .fetcher()
         .guard()
         .check_url(req.url.trim())
-        .map_err(|e| ScrapeFailure::new(ErrorCode::BlockedUrl, e.to_string()))?;
+        .map_err(|e| EngineError::new(ErrorCode::BlockedUrl, e.to_string()))?;
     let start = urlnorm::normalize(&start);
     let include = req.include_paths.as_deref().unwrap_or_default();
     let exclude = req.exclude_paths.as_deref().unwrap_or_default();
     let invalid =
-        |e: crate::glob::GlobError| ScrapeFailure::new(ErrorCode::InvalidRequest, e.to_string());
+        |e: crate::glob::GlobError| EngineError::new(ErrorCode::InvalidRequest, e.to_string());
     let ctx = Ctx {
         engine,
         subdomains: req.include_subdomains.unwrap_or(false),
@@ -486,7 +487,7 @@ pub async fn map(
         .unwrap_or_else(|| Arc::new(Robots::allow_all()));
     let _ = ctx.start_robots.set(robots.clone());
     if robots.source() == RobotsSource::Unreachable {
-        return Err(ScrapeFailure::new(
+        return Err(EngineError::new(
             ErrorCode::FetchFailed,
             format!("robots.txt of {host} could not be read (server error or unreachable), so the site is treated as closed; retry later"),
         ));
@@ -503,7 +504,7 @@ pub async fn map(
     let start_wanted = mode != SitemapMode::Only;
     if start_wanted {
         if !robots.is_allowed_url(&start) {
-            return Err(ScrapeFailure::new(
+            return Err(EngineError::new(
                 ErrorCode::Forbidden,
                 format!(
                     "robots.txt of {host} does not allow {} for the `webdata` user agent, so the start page cannot be read; `sitemap: \"only\"` lists the sitemap without it",
