@@ -337,6 +337,7 @@ pub async fn for_scraped_page(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use webdata_core::ErrorCode;
 
     #[test]
     fn query_defaults_and_errors_name_the_parameter() {
