@@ -5,9 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-echo "== fmt and clippy"
+echo "== fmt, clippy and import cycles"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets -- -D warnings
+python3 scripts/check-cycles.py core/src worker/content/src worker/engine/src worker/src \
+  api/src operator/src operator/crd/src
 
 echo "== build"
 cargo build --workspace --bins --tests

@@ -1,31 +1,12 @@
-//! The router and the state every handler shares.
+//! The router: every route with its layers (request id and envelope,
+//! auth on `/v1`, the admin token on `/admin/v1`).
 
-use crate::config::Config;
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
-use crate::metrics::Metrics;
 use crate::routes::{admin, brand, crawl, extract, map, ops, scrape, search, team};
+use crate::state::AppState;
 use axum::routing::{get, post};
 use axum::Router;
-use std::sync::Arc;
 use tower_http::catch_panic::CatchPanicLayer;
-use webdata_core::Store;
-
-/// Shared state: the store, configuration and metrics.
-#[derive(Clone)]
-pub struct AppState {
-    pub store: Store,
-    pub config: Arc<Config>,
-    pub metrics: Arc<Metrics>,
-    pub engine: webdata_engine::Engine,
-    /// The in-process crawl runner, woken when a crawl is created or cancelled.
-    pub runner: Option<Arc<webdata_engine::crawl::CrawlRunner>>,
-    /// Cluster mode: crawls are launched as CrawlJobs.
-    pub kube: Option<crate::kube::Launcher>,
-    /// The search provider (`WEBDATA_SEARXNG_URL`); none answers 501.
-    pub search: Option<Arc<dyn crate::search::SearchProvider>>,
-    /// The model extract asks (`WEBDATA_LLM_*`); none answers 501.
-    pub model: Option<Arc<crate::extract::ChatModel>>,
-}
 
 /// The whole HTTP application.
 pub fn router(state: AppState) -> Router {

@@ -1,8 +1,9 @@
 //! The `webdata` command line: `serve`, `keys …`, `orgs …`, `openapi`.
 
-use crate::app::{router, AppState};
+use crate::app::router;
 use crate::config::{Config, ServeArgs, StoreArgs};
 use crate::metrics::Metrics;
+use crate::state::AppState;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use std::sync::Arc;
@@ -458,11 +459,11 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
 /// The search provider `WEBDATA_SEARXNG_URL` names, if any.
 fn search_provider(
     args: &ServeArgs,
-) -> anyhow::Result<Option<Arc<dyn crate::search::SearchProvider>>> {
+) -> anyhow::Result<Option<Arc<dyn crate::services::search::SearchProvider>>> {
     let Some(url) = args.searxng_url.as_deref().filter(|u| !u.trim().is_empty()) else {
         return Ok(None);
     };
-    let p = crate::search::Searxng::new(
+    let p = crate::services::search::Searxng::new(
         url,
         std::time::Duration::from_millis(args.search_timeout_ms.max(100)),
     )?;
@@ -471,7 +472,7 @@ fn search_provider(
 }
 
 /// The extract model `WEBDATA_LLM_BASE_URL` and `WEBDATA_LLM_MODEL` name, if any.
-fn chat_model(args: &ServeArgs) -> anyhow::Result<Option<Arc<crate::extract::ChatModel>>> {
+fn chat_model(args: &ServeArgs) -> anyhow::Result<Option<Arc<crate::services::llm::ChatModel>>> {
     let Some(base) = args
         .llm_base_url
         .as_deref()
@@ -479,7 +480,7 @@ fn chat_model(args: &ServeArgs) -> anyhow::Result<Option<Arc<crate::extract::Cha
     else {
         return Ok(None);
     };
-    let m = crate::extract::ChatModel::new(
+    let m = crate::services::llm::ChatModel::new(
         base,
         args.llm_model.as_deref().unwrap_or_default(),
         args.llm_api_key.clone(),
@@ -509,7 +510,7 @@ fn spawn_janitor(store: Store, request_timeout_ms: i64) {
             }
             if let Err(e) = store
                 .brand_cache_sweep(
-                    webdata_core::store::now_ms() - crate::routes::brand::IMAGE_TTL_MS,
+                    webdata_core::store::now_ms() - crate::services::brand::IMAGE_TTL_MS,
                 )
                 .await
             {

@@ -122,7 +122,7 @@ impl Config {
             admin_token: a.admin_token.clone().filter(|t| !t.is_empty()),
             request_timeout: Duration::from_millis(a.request_timeout_ms.max(1000)),
             sse_keepalive: Duration::from_millis(a.sse_keepalive_ms.max(100)),
-            sse_poll: crate::routes::crawl::DEFAULT_SSE_POLL,
+            sse_poll: DEFAULT_SSE_POLL,
             public_url: a.public_url.clone().filter(|u| !u.is_empty()),
             screenshot_ttl_ms: a.screenshot_ttl_ms.max(1000),
             brand_timeout: Duration::from_millis(a.brand_timeout_ms.max(100)),
@@ -130,3 +130,6 @@ impl Config {
         }
     }
 }
+
+/// How often a stream looks for new events when idle.
+pub const DEFAULT_SSE_POLL: Duration = Duration::from_millis(200);

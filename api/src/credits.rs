@@ -2,9 +2,9 @@
 //! settle the actual cost after. A hold dropped unsettled (error, panic,
 //! timeout) is released at no cost.
 
-use crate::app::AppState;
 use crate::context::Caller;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 use webdata_core::store::{Reservation, ReserveError};
 use webdata_core::{ErrorCode, Store};
 

@@ -2,9 +2,9 @@
 //! are stored and replayed for 24 hours with `Idempotent-Replayed: true`;
 //! a failed request frees its key so a retry runs again.
 
-use crate::app::AppState;
 use crate::context::Caller;
 use crate::error::{ApiError, ApiResult};
+use crate::state::AppState;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};

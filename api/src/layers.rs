@@ -2,9 +2,9 @@
 //! envelope for everything, metrics, logs), `/v1` authentication with rate
 //! and concurrency limits, and the admin token check.
 
-use crate::app::AppState;
 use crate::context::{new_request_id, with_request_id, Caller};
 use crate::error::{envelope, ApiError, Enveloped};
+use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;

@@ -7,9 +7,10 @@ use axum::routing::get;
 use std::sync::Arc;
 use std::time::Duration;
 use tower::ServiceExt;
-use webdata_api::app::{router_with, AppState};
+use webdata_api::app::router_with;
 use webdata_api::config::Config;
 use webdata_api::metrics::Metrics;
+use webdata_api::state::AppState;
 
 async fn state(timeout: Duration) -> AppState {
     let dir = std::env::temp_dir().join(format!("webdata-api-envelope-{}", std::process::id()));

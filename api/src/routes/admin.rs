@@ -2,10 +2,10 @@
 //! spend caps, plan limits, keys (create, rotate, revoke), playground keys,
 //! audit log and ledger. Guarded by `WEBDATA_ADMIN_TOKEN`.
 
-use crate::app::AppState;
 use crate::body;
 use crate::context::request_id;
 use crate::error::ApiResult;
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};

@@ -1,55 +1,13 @@
-//! Blob links (screenshots, hosted brand images):
-//! `GET /v1/blobs/{id}.{ext}?expires=…&sig=…`. The link is
-//! the credential (HMAC-SHA256 of `<id>.<expires>` with a key kept in the
-//! store, the same on every replica) and stops working when it expires.
+//! `GET /v1/blobs/{id}.{ext}?expires=…&sig=…`: a screenshot or hosted brand
+//! image behind its signed link, which stops working when it expires.
 
-use crate::app::AppState;
 use crate::error::{ApiError, ApiResult};
+use crate::services::blobs;
+use crate::state::AppState;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap};
+use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use hmac::{Hmac, Mac};
 use serde::Deserialize;
-use sha2::Sha256;
-
-fn sign(key: &str, id: &str, expires: i64) -> String {
-    let mut mac = match Hmac::<Sha256>::new_from_slice(key.as_bytes()) {
-        Ok(m) => m,
-        Err(_) => return String::new(),
-    };
-    mac.update(format!("{id}.{expires}").as_bytes());
-    hex::encode(mac.finalize().into_bytes())
-}
-
-/// The signed link for a PNG blob that expires at `expires_ms`.
-pub fn signed_url(app: &AppState, headers: &HeaderMap, id: &str, expires_ms: i64) -> String {
-    signed_url_ext(app, headers, id, "png", expires_ms)
-}
-
-/// The signed link for a blob with file extension `ext`.
-pub fn signed_url_ext(
-    app: &AppState,
-    headers: &HeaderMap,
-    id: &str,
-    ext: &str,
-    expires_ms: i64,
-) -> String {
-    let base = match &app.config.public_url {
-        Some(u) => u.trim_end_matches('/').to_string(),
-        None => {
-            let host = headers
-                .get(header::HOST)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("localhost");
-            format!("http://{host}")
-        }
-    };
-    let expires = expires_ms / 1000;
-    format!(
-        "{base}/v1/blobs/{id}.{ext}?expires={expires}&sig={}",
-        sign(&app.config.blob_key, id, expires)
-    )
-}
 
 /// Query of a blob link.
 #[derive(Debug, Deserialize)]
@@ -64,7 +22,6 @@ pub async fn get(
     Path(file): Path<String>,
     Query(q): Query<BlobQuery>,
 ) -> ApiResult<Response> {
-    use subtle::ConstantTimeEq;
     let id = file.split_once('.').map(|(id, _)| id).unwrap_or(&file);
     let gone = || {
         ApiError::not_found(
@@ -74,8 +31,7 @@ pub async fn get(
     let (Some(expires), Some(sig)) = (q.expires, q.sig) else {
         return Err(gone());
     };
-    let expected = sign(&app.config.blob_key, id, expires);
-    if expected.is_empty() || !bool::from(expected.as_bytes().ct_eq(sig.as_bytes())) {
+    if !blobs::signature_matches(&app.config.blob_key, id, expires, &sig) {
         return Err(gone());
     }
     if expires * 1000 <= webdata_core::store::now_ms() {

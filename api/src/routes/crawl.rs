@@ -2,11 +2,11 @@
 //! page of documents with a cursor), DELETE /v1/crawl/{id} (cancel), and
 //! GET /v1/crawl/{id}/events (server-sent events replayed from the store).
 
-use crate::app::AppState;
 use crate::body;
 use crate::context::{request_id, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::idempotency::{self, Claim};
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -16,7 +16,6 @@ use axum::{Extension, Json};
 use base64::Engine as _;
 use serde::Deserialize;
 use std::convert::Infallible;
-use std::time::Duration;
 use webdata_core::store::crawl::status;
 use webdata_core::store::{rfc3339, CrawlRow, Placement};
 use webdata_core::types::CrawlRequest;
@@ -304,6 +303,3 @@ pub async fn events(
         )
         .into_response())
 }
-
-/// How often a stream looks for new events when idle.
-pub const DEFAULT_SSE_POLL: Duration = Duration::from_millis(200);

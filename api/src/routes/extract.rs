@@ -5,13 +5,13 @@
 //! JSON against the schema (one retry showing the errors), settle 5 + the
 //! billable scrapes. Every failure costs 0.
 
-use crate::app::AppState;
 use crate::body;
 use crate::context::{request_id, Caller};
 use crate::credits::CreditHold;
 use crate::error::{ApiError, ApiResult};
-use crate::extract::{self as ex, ChatModel, Message};
-use crate::routes::scrape::scrape_document;
+use crate::services::llm::{self as ex, ChatModel, Message};
+use crate::services::scrape::scrape_document;
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;

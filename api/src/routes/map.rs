@@ -3,11 +3,11 @@
 //! budget those credits buy, settle 3 credits per 10 fetches made (at least
 //! 3; 0 when the start page fails to load).
 
-use crate::app::AppState;
 use crate::body;
 use crate::context::{request_id, Caller};
 use crate::credits::CreditHold;
 use crate::error::ApiResult;
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;

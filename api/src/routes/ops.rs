@@ -1,6 +1,6 @@
 //! Operations endpoints: liveness, readiness, metrics.
 
-use crate::app::AppState;
+use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};

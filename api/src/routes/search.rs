@@ -3,13 +3,13 @@
 //! scrape, ask the provider, scrape the results concurrently through the
 //! engine, settle 1 + the billable scrapes (0 when the provider fails).
 
-use crate::app::AppState;
 use crate::body;
 use crate::context::{request_id, Caller};
 use crate::credits::CreditHold;
 use crate::error::{ApiError, ApiResult};
-use crate::routes::scrape::scrape_document;
-use crate::search::SearchQuery;
+use crate::services::scrape::scrape_document;
+use crate::services::search::SearchQuery;
+use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::HeaderMap;

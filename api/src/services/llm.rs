@@ -3,7 +3,7 @@
 //! llama.cpp) that is asked for JSON matching the caller's schema; the
 //! answer is checked against that schema here.
 
-use crate::search::{provider_transport_error, ProviderError};
+use super::search::{provider_transport_error, ProviderError};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::time::Duration;
