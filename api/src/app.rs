@@ -1,12 +1,326 @@
-//! The router: every route with its layers (request id and envelope,
-//! auth on `/v1`, the admin token on `/admin/v1`).
+//! The router: every route with its description (the OpenAPI document is
+//! built from the same table) and its layers (request id and envelope, auth
+//! on `/v1`, the admin token on `/admin/v1`).
 
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
-use crate::routes::{admin, brand, crawl, extract, map, ops, scrape, search, team};
+use crate::openapi::{self, crawl_status, ApiRouter, Body, Data, Op, Route, Security};
+use crate::routes::{admin, blobs, brand, crawl, extract, map, ops, scrape, search, team};
 use crate::state::AppState;
-use axum::routing::{get, post};
 use axum::Router;
+use serde_json::json;
 use tower_http::catch_panic::CatchPanicLayer;
+use webdata_core::brand::BrandResponse;
+use webdata_core::store::{NewOrganization, Organization};
+use webdata_core::types::{
+    CrawlJob, CrawlRequest, ExtractRequest, ExtractResponse, MapRequest, MapResponse,
+    ScrapeRequest, ScrapeResponse, SearchRequest, SearchResponse,
+};
+
+/// The routes behind an API key, described.
+fn keyed() -> ApiRouter<AppState> {
+    let id = "id";
+    ApiRouter::new(Security::Key)
+        .get(
+            "/v1/team/credit-usage",
+            team::credit_usage,
+            Op::new("creditUsage", "Remaining credits and limits of the caller's organization (free).")
+                .answers(200, "Remaining credits and limits.", Body::Json(openapi::any_object))
+                .errors(&[400, 401, 402, 404, 429, 500]),
+        )
+        .post(
+            "/v1/scrape",
+            scrape::scrape,
+            Op::new("scrape", "Scrape one URL (1 credit per page returned; failures cost 0).")
+                .idempotent()
+                .body::<ScrapeRequest>()
+                .ok::<ScrapeResponse>(200, "The scraped page.")
+                .errors(&[400, 401, 402, 403, 404, 409, 415, 422, 429, 500, 501, 502, 503, 504]),
+        )
+        .get(
+            "/v1/brand",
+            brand::brand,
+            Op::new("brand", "Logo, icon, colours, fonts, name and socials of a host (5 credits fresh, 1 from the cache, 0 on failure).")
+                .param(json!({ "name": "domain", "in": "query", "required": true, "schema": { "type": "string" },
+                    "description": "A domain or URL (IDNs accepted); the path is ignored and a leading `www.` dropped." }))
+                .param(json!({ "name": "maxAge", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 0, "default": 2592000000i64 },
+                    "description": "Accepted cache age in ms (default 30 days); 0 forces a fresh lookup. Cached brands older than 7 days are refreshed in the background." }))
+                .ok::<BrandResponse>(200, "The brand (`cached: true` from the cache, `stale: true` when a cached brand past `maxAge` was served because a fresh lookup failed).")
+                .errors(&[400, 401, 402, 404, 415, 429, 500, 502, 503, 504]),
+        )
+        .post(
+            "/v1/crawl",
+            crawl::start,
+            Op::new("startCrawl", "Crawl a site asynchronously (1 credit per page scraped successfully).")
+                .idempotent()
+                .body::<CrawlRequest>()
+                .ok::<CrawlJob>(202, "The crawl was accepted (status queued).")
+                .errors(&[400, 401, 402, 404, 409, 422, 429, 500]),
+        )
+        .get(
+            "/v1/crawl/{id}",
+            crawl::get,
+            Op::new("getCrawl", "Status and a page of documents; pass `next` as `cursor`.")
+                .path(id)
+                .param(json!({ "name": "cursor", "in": "query", "required": false, "schema": { "type": "string" } }))
+                .param(json!({ "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 50 } }))
+                .answers(200, "Status and one page of documents.", Body::Json(crawl_status))
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .delete(
+            "/v1/crawl/{id}",
+            crawl::cancel,
+            Op::new("cancelCrawl", "Cancel a crawl; queued pages are dropped at no cost.")
+                .path(id)
+                .ok::<CrawlJob>(200, "The crawl, now cancelled (scraped pages stay available and charged).")
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .get(
+            "/v1/crawl/{id}/events",
+            crawl::events,
+            Op::new("streamCrawl", "Follow a crawl as server-sent events.")
+                .path(id)
+                .param(json!({ "name": "Last-Event-ID", "in": "header", "required": false, "schema": { "type": "string" } }))
+                .answers(200, "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.", Body::EventStream)
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .post(
+            "/v1/map",
+            map::map,
+            Op::new("map", "Discover a site's URLs: robots.txt, sitemaps, links of fetched pages, a rendered start page when little is found. Reserves 42 credits (or the largest multiple of 3 the organization has, then `budgetLimited` may be true) and settles the fetches made.")
+                .body::<MapRequest>()
+                .ok::<MapResponse>(200, "The URLs found, ranked by `search` when given. Costs 3 credits per 10 fetches made (robots.txt, sitemap files, pages fetched for links, the rendered-links fallback), at least 3; 0 when the start page fails to load.")
+                .errors(&[400, 401, 402, 403, 404, 429, 500, 502, 504]),
+        )
+        .post(
+            "/v1/search",
+            search::search,
+            Op::new("search", "Search the web through the configured provider (SearXNG); with `scrapeOptions` each result is scraped. 1 credit + 1 per scraped result; 501 `not_configured` (0 credits) when no provider is set.")
+                .body::<SearchRequest>()
+                .ok::<SearchResponse>(200, "Results in rank order (`position` from 1). Costs 1 credit, plus 1 per result scraped and returned billable with `scrapeOptions`; a result whose scrape failed keeps its search fields, has no `document` and costs 0. A provider failure costs 0.")
+                .errors(&[400, 401, 402, 404, 429, 500, 501, 502, 504]),
+        )
+        .post(
+            "/v1/extract",
+            extract::extract,
+            Op::new("extract", "Read 1 to 25 URLs and have the configured model (any OpenAI-compatible chat-completions endpoint) return JSON matching `schema`, following `prompt`. 5 credits + 1 per page read; 501 `not_configured` (0 credits) when no model is set.")
+                .body::<ExtractRequest>()
+                .ok::<ExtractResponse>(200, "JSON matching `schema`, and which URLs were read. Costs 5 credits plus 1 per page read; 0 on any failure (422 `extract_failed` when the model's answer did not match the schema after one retry).")
+                .errors(&[400, 401, 402, 404, 422, 429, 500, 501, 502, 504]),
+        )
+}
+
+/// The operator's routes behind the admin token, described.
+fn admin() -> ApiRouter<AppState> {
+    const E: &[u16] = &[400, 401, 404, 415, 500];
+    let op = |id: &'static str, summary: &'static str| {
+        Op::new(id, summary)
+            .ok::<Data<serde_json::Value>>(200, "OK")
+            .errors(E)
+    };
+    let org = |id: &'static str, summary: &'static str| op(id, summary).path("id");
+    ApiRouter::new(Security::Admin)
+        .post(
+            "/admin/v1/organizations",
+            admin::create_org,
+            op(
+                "adminCreateOrganization",
+                "Create an organization (credits, spend cap, limits).",
+            )
+            .body::<NewOrganization>()
+            .ok::<Data<Organization>>(201, "The organization."),
+        )
+        .get(
+            "/admin/v1/organizations",
+            admin::list_orgs,
+            op("adminListOrganizations", "Every organization."),
+        )
+        .get(
+            "/admin/v1/organizations/{id}",
+            admin::get_org,
+            org("adminGetOrganization", "One organization.")
+                .ok::<Data<Organization>>(200, "The organization."),
+        )
+        .patch(
+            "/admin/v1/organizations/{id}",
+            admin::update_org,
+            org(
+                "adminUpdateOrganization",
+                "Change an organization's credits, spend cap or limits.",
+            )
+            .body::<serde_json::Value>()
+            .ok::<Data<Organization>>(200, "The organization."),
+        )
+        .post(
+            "/admin/v1/organizations/{id}/keys",
+            admin::create_key,
+            org(
+                "adminCreateKey",
+                "Create an API key; the secret is shown once.",
+            )
+            .body::<serde_json::Value>()
+            .answers(
+                201,
+                "The key with its secret.",
+                Body::Json(openapi::schema_of::<Data<serde_json::Value>>),
+            ),
+        )
+        .get(
+            "/admin/v1/organizations/{id}/keys",
+            admin::list_keys,
+            org(
+                "adminListKeys",
+                "The organization's keys (prefixes, never secrets).",
+            ),
+        )
+        .post(
+            "/admin/v1/organizations/{id}/playground-keys",
+            admin::create_playground_key,
+            org(
+                "adminCreatePlaygroundKey",
+                "A temporary playground key with its own budget and rate limit.",
+            )
+            .body::<serde_json::Value>()
+            .answers(
+                201,
+                "The key with its secret.",
+                Body::Json(openapi::schema_of::<Data<serde_json::Value>>),
+            ),
+        )
+        .get(
+            "/admin/v1/organizations/{id}/audit",
+            admin::audit,
+            org(
+                "adminAudit",
+                "The organization's audit log (key and secret changes).",
+            ),
+        )
+        .get(
+            "/admin/v1/organizations/{id}/ledger",
+            admin::ledger,
+            org(
+                "adminLedger",
+                "The organization's credit ledger, one row per request.",
+            ),
+        )
+        .get(
+            "/admin/v1/organizations/{id}/webhook-secret",
+            admin::webhook_secret,
+            org("adminWebhookSecret", "The webhook signing secret."),
+        )
+        .post(
+            "/admin/v1/organizations/{id}/webhook-secret/rotate",
+            admin::rotate_webhook_secret,
+            org(
+                "adminRotateWebhookSecret",
+                "A new webhook signing secret; the old one stops signing.",
+            ),
+        )
+        .post(
+            "/admin/v1/organizations/{id}/webhook-endpoints",
+            admin::create_endpoint,
+            org(
+                "adminCreateWebhookEndpoint",
+                "Register an endpoint for crawl events (its URL passes the network guard).",
+            )
+            .body::<serde_json::Value>()
+            .answers(
+                201,
+                "The endpoint.",
+                Body::Json(openapi::schema_of::<Data<serde_json::Value>>),
+            ),
+        )
+        .get(
+            "/admin/v1/organizations/{id}/webhook-endpoints",
+            admin::list_endpoints,
+            org(
+                "adminListWebhookEndpoints",
+                "The organization's webhook endpoints.",
+            ),
+        )
+        .delete(
+            "/admin/v1/organizations/{id}/webhook-endpoints/{endpoint}",
+            admin::delete_endpoint,
+            org("adminDeleteWebhookEndpoint", "Remove a webhook endpoint.").path("endpoint"),
+        )
+        .get(
+            "/admin/v1/organizations/{id}/webhook-deliveries",
+            admin::list_deliveries,
+            org(
+                "adminListWebhookDeliveries",
+                "Webhook deliveries, dead letters included.",
+            ),
+        )
+        .post(
+            "/admin/v1/organizations/{id}/webhook-deliveries/{delivery}/redrive",
+            admin::redrive_delivery,
+            org("adminRedriveWebhookDelivery", "Send a dead letter again.").path("delivery"),
+        )
+        .post(
+            "/admin/v1/keys/{id}/rotate",
+            admin::rotate_key,
+            org(
+                "adminRotateKey",
+                "A new secret for a key; the old one stops working.",
+            ),
+        )
+        .delete(
+            "/admin/v1/keys/{id}",
+            admin::revoke_key,
+            org("adminRevokeKey", "Revoke a key."),
+        )
+}
+
+/// Routes anyone may call, described.
+fn public() -> ApiRouter<AppState> {
+    ApiRouter::new(Security::Public)
+        .get(
+            "/healthz",
+            ops::healthz,
+            Op::new("healthz", "Liveness: the process answers."),
+        )
+        .get(
+            "/readyz",
+            ops::readyz,
+            Op::new("readyz", "Readiness: the store answers (503 `unavailable` when it does not).")
+                .errors(&[503]),
+        )
+        .get(
+            "/metrics",
+            ops::metrics,
+            Op::new("metrics", "Prometheus metrics.")
+                .answers(200, "The Prometheus text format.", Body::Text),
+        )
+        .get(
+            "/v1/blobs/{file}",
+            blobs::get,
+            Op::new("getBlob", "A screenshot or hosted brand image behind a signed link (the link is the credential; screenshots expire after 24 hours, brand images after 90 days).")
+                .path("file")
+                .param(json!({ "name": "expires", "in": "query", "required": true, "schema": { "type": "integer" } }))
+                .param(json!({ "name": "sig", "in": "query", "required": true, "schema": { "type": "string" } }))
+                .answers(200, "The file (PNG for screenshots; the image's own type for brand images).", Body::Image)
+                .errors(&[404]),
+        )
+        .get(
+            "/v1/openapi.json",
+            || async { axum::Json(openapi_document()) },
+            Op::new("openapi", "This document (no key needed).")
+                .answers(200, "OpenAPI document", Body::Json(openapi::any_object)),
+        )
+}
+
+/// Every route the application serves, described.
+pub fn routes() -> Vec<Route> {
+    let mut all = Vec::new();
+    for group in [public(), keyed(), admin()] {
+        all.extend(group.routes().iter().cloned());
+    }
+    all
+}
+
+/// The OpenAPI document of every route the application serves.
+pub fn openapi_document() -> serde_json::Value {
+    openapi::document_for(&routes())
+}
 
 /// The whole HTTP application.
 pub fn router(state: AppState) -> Router {
@@ -16,83 +330,16 @@ pub fn router(state: AppState) -> Router {
 /// The application with `extra` routes merged in under the same layers
 /// (tests use it to prove the envelope holds for panics and timeouts).
 pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
-    let v1 = Router::new()
-        .route("/v1/team/credit-usage", get(team::credit_usage))
-        .route("/v1/scrape", post(scrape::scrape))
-        .route("/v1/brand", get(brand::brand))
-        .route("/v1/crawl", post(crawl::start))
-        .route("/v1/crawl/{id}", get(crawl::get).delete(crawl::cancel))
-        .route("/v1/crawl/{id}/events", get(crawl::events))
-        .route("/v1/map", post(map::map))
-        .route("/v1/search", post(search::search))
-        .route("/v1/extract", post(extract::extract))
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            auth_layer,
-        ));
-    let admin = Router::new()
-        .route(
-            "/admin/v1/organizations",
-            post(admin::create_org).get(admin::list_orgs),
-        )
-        .route(
-            "/admin/v1/organizations/{id}",
-            get(admin::get_org).patch(admin::update_org),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/keys",
-            post(admin::create_key).get(admin::list_keys),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/playground-keys",
-            post(admin::create_playground_key),
-        )
-        .route("/admin/v1/organizations/{id}/audit", get(admin::audit))
-        .route("/admin/v1/organizations/{id}/ledger", get(admin::ledger))
-        .route(
-            "/admin/v1/organizations/{id}/webhook-secret",
-            get(admin::webhook_secret),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/webhook-secret/rotate",
-            post(admin::rotate_webhook_secret),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/webhook-endpoints",
-            post(admin::create_endpoint).get(admin::list_endpoints),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/webhook-endpoints/{endpoint}",
-            axum::routing::delete(admin::delete_endpoint),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/webhook-deliveries",
-            get(admin::list_deliveries),
-        )
-        .route(
-            "/admin/v1/organizations/{id}/webhook-deliveries/{delivery}/redrive",
-            post(admin::redrive_delivery),
-        )
-        .route("/admin/v1/keys/{id}/rotate", post(admin::rotate_key))
-        .route(
-            "/admin/v1/keys/{id}",
-            axum::routing::delete(admin::revoke_key),
-        )
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            admin_layer,
-        ));
-    Router::new()
-        .route("/healthz", get(ops::healthz))
-        .route("/readyz", get(ops::readyz))
-        .route("/metrics", get(ops::metrics))
-        .route("/v1/blobs/{file}", get(crate::routes::blobs::get))
-        .route(
-            "/v1/openapi.json",
-            get(|| async { axum::Json(crate::openapi::document()) }),
-        )
-        .merge(v1)
-        .merge(admin)
+    let v1 = keyed().route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        auth_layer,
+    ));
+    let admin = admin().route_layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        admin_layer,
+    ));
+    let (served, _) = public().merge(v1).merge(admin).into_parts();
+    served
         .merge(extra)
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::new())

@@ -217,7 +217,7 @@ async fn open(store: &StoreArgs) -> anyhow::Result<Store> {
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(*args).await,
-        Command::Openapi => print_json(&crate::openapi::document()),
+        Command::Openapi => print_json(&crate::app::openapi_document()),
         Command::Scrape(args) => scrape_once(args).await,
         Command::Webhooks { cmd } => match cmd {
             WebhooksCmd::Secret { store, org } => {

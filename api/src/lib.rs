@@ -7,7 +7,6 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod credits;
-pub mod deprecation;
 pub mod error;
 pub mod idempotency;
 pub mod kube;

@@ -5,7 +5,7 @@ use webdata_core::types::ScrapeOptions;
 
 #[test]
 fn document_covers_routes_fields_and_errors() {
-    let doc = webdata_api::openapi::document();
+    let doc = webdata_api::app::openapi_document();
     assert_eq!(doc["openapi"], "3.0.3");
     let paths = doc["paths"].as_object().expect("paths");
     for p in [
@@ -95,10 +95,13 @@ fn document_covers_routes_fields_and_errors() {
         for (method, op) in item.as_object().expect("ops") {
             let responses = op["responses"].as_object().expect("responses");
             assert!(
-                responses.contains_key("200") || responses.contains_key("202"),
+                ["200", "201", "202"]
+                    .iter()
+                    .any(|s| responses.contains_key(*s)),
                 "{method} {path}"
             );
-            if path != "/v1/openapi.json" && path != "/v1/blobs/{file}" {
+            if path.starts_with("/v1/") && path != "/v1/openapi.json" && path != "/v1/blobs/{file}"
+            {
                 for status in ["400", "401", "429", "500"] {
                     let r = &responses[status];
                     assert_eq!(
@@ -112,4 +115,163 @@ fn document_covers_routes_fields_and_errors() {
     }
     let codes = schemas["ErrorCode"]["enum"].as_array().expect("codes");
     assert!(codes.iter().any(|c| c == "insufficient_credits"));
+}
+
+/// The router serves exactly what the document lists: on every documented
+/// path each documented method is served (not 405) and every other method
+/// is 405 (so the path exists in the router). Routes can only be added with
+/// their description (`ApiRouter`); `routes_are_only_added_with_a_description`
+/// keeps it that way.
+#[tokio::test]
+async fn the_router_serves_exactly_the_documented_methods() {
+    use axum::body::Body;
+    use axum::http::{Method, Request};
+    use tower::ServiceExt;
+    let state = support::state().await;
+    let org = state
+        .store
+        .create_org(&webdata_core::store::NewOrganization {
+            name: "probe".into(),
+            credits: 10,
+            ..Default::default()
+        })
+        .await
+        .expect("org");
+    let key = state.store.create_key(&org.id, "probe").await.expect("key");
+    let app = webdata_api::app::router(state);
+    let doc = webdata_api::app::openapi_document();
+    let paths = doc["paths"].as_object().expect("paths");
+    let operations: usize = paths
+        .values()
+        .filter_map(|i| i.as_object())
+        .map(|i| i.len())
+        .sum();
+    assert!(operations >= 30, "every route is documented: {operations}");
+    let all = [
+        Method::GET,
+        Method::POST,
+        Method::PUT,
+        Method::PATCH,
+        Method::DELETE,
+    ];
+    for (path, item) in paths {
+        let uri = path
+            .split('/')
+            .map(|seg| if seg.starts_with('{') { "x" } else { seg })
+            .collect::<Vec<_>>()
+            .join("/");
+        let documented: Vec<String> = item.as_object().expect("ops").keys().cloned().collect();
+        for m in &all {
+            // Authorized, so that the answer comes from the router, not auth.
+            let bearer = if path.starts_with("/admin/") {
+                "admin-token"
+            } else {
+                key.secret.as_str()
+            };
+            let resp = app
+                .clone()
+                .oneshot(
+                    Request::builder()
+                        .method(m.clone())
+                        .uri(&uri)
+                        .header("authorization", format!("Bearer {bearer}"))
+                        .body(Body::empty())
+                        .expect("request"),
+                )
+                .await
+                .expect("response");
+            let status = resp.status().as_u16();
+            if documented.contains(&m.as_str().to_ascii_lowercase()) {
+                assert_ne!(status, 405, "{m} {path} is documented but not served");
+            } else {
+                assert_eq!(
+                    status, 405,
+                    "{m} {path} is served but not documented ({status})"
+                );
+            }
+        }
+    }
+    let unknown = app
+        .oneshot(
+            Request::builder()
+                .uri("/v1/nope")
+                .body(Body::empty())
+                .expect("request"),
+        )
+        .await
+        .expect("response");
+    assert_eq!(unknown.status().as_u16(), 404);
+}
+
+/// Every route goes through `ApiRouter` (which records its description):
+/// no file of the API adds an axum route any other way.
+#[test]
+fn routes_are_only_added_with_a_description() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut stack = vec![src];
+    let mut offenders = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).expect("src dir") {
+            let path = entry.expect("entry").path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.ends_with("openapi/router.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("source");
+            for (n, line) in text.lines().enumerate() {
+                if line.contains(".route(")
+                    || line.contains("Router::new().route")
+                    || line.contains(".nest(")
+                {
+                    offenders.push(format!("{}:{}: {}", path.display(), n + 1, line.trim()));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "routes added without a description:\n{}",
+        offenders.join("\n")
+    );
+}
+
+mod support {
+    use std::sync::Arc;
+    use std::time::Duration;
+    use webdata_api::config::Config;
+    use webdata_api::metrics::Metrics;
+    use webdata_api::state::AppState;
+
+    /// The application's state on a fresh SQLite store; no network.
+    pub async fn state() -> AppState {
+        let dir = std::env::temp_dir().join(format!("webdata-api-openapi-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("dir");
+        let store = webdata_core::Store::connect(&format!("sqlite://{}/t.db", dir.display()))
+            .await
+            .expect("store");
+        AppState {
+            store,
+            config: Arc::new(Config {
+                admin_token: Some("admin-token".into()),
+                request_timeout: Duration::from_secs(10),
+                sse_keepalive: Duration::from_secs(15),
+                sse_poll: Duration::from_millis(200),
+                public_url: None,
+                screenshot_ttl_ms: 86_400_000,
+                brand_timeout: Duration::from_secs(30),
+                blob_key: "test".into(),
+            }),
+            metrics: Arc::new(Metrics::default()),
+            engine:
+                webdata_engine::Engine::new(webdata_engine::guard::NetworkGuard::deny_private())
+                    .expect("engine"),
+            runner: None,
+            kube: None,
+            search: None,
+            model: None,
+        }
+    }
 }

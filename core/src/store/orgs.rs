@@ -11,7 +11,7 @@ pub const DEFAULT_RATE_LIMIT_PER_MINUTE: i64 = 600;
 pub const DEFAULT_CONCURRENCY_LIMIT: i64 = 20;
 
 /// An organization as stored.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Organization {
     pub id: String,
@@ -28,7 +28,7 @@ pub struct Organization {
 }
 
 /// What creating an organization takes.
-#[derive(Debug, Clone, Default, Deserialize)]
+#[derive(Debug, Clone, Default, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewOrganization {
     pub name: String,
