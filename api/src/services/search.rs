@@ -255,34 +255,39 @@ pub fn map_results(raw: &[Value], limit: usize) -> Vec<SearchResult> {
 /// `YYYY-MM-DD[ T]HH:MM:SS[.fff][±HH:MM]`, `YYYY-MM-DD`), else the text as
 /// given. Dates without an offset stay without one (the provider's local time).
 pub fn normalize_date(s: &str) -> String {
-    use time::format_description::well_known::{Rfc2822, Rfc3339};
-    use time::macros::format_description;
-    use time::{Date, OffsetDateTime, PrimitiveDateTime};
+    use jiff::fmt::strtime;
+    use jiff::tz::{Offset, TimeZone};
     let s = s.trim();
-    if let Ok(t) = OffsetDateTime::parse(s, &Rfc3339) {
-        return t.format(&Rfc3339).unwrap_or_else(|_| s.to_string());
+    let with_offset = |ts: jiff::Timestamp, offset: Offset| {
+        let local = ts.to_zoned(TimeZone::fixed(offset));
+        let zone = if offset == Offset::UTC {
+            "Z".to_string()
+        } else {
+            local.strftime("%:z").to_string()
+        };
+        format!("{}{zone}", local.strftime("%Y-%m-%dT%H:%M:%S%.f"))
+    };
+    // RFC 3339 and `YYYY-MM-DD[ T]HH:MM:SS[.fff]±HH:MM`; `Z` is +00:00.
+    let mut t = s.replacen(' ', "T", 1);
+    if t.ends_with(['Z', 'z']) {
+        t.pop();
+        t.push_str("+00:00");
     }
-    if let Ok(t) = OffsetDateTime::parse(s, &Rfc2822) {
-        return t.format(&Rfc3339).unwrap_or_else(|_| s.to_string());
+    if let Ok(tm) = strtime::parse("%Y-%m-%dT%H:%M:%S%.f%:z", t.replacen('t', "T", 1)) {
+        if let (Ok(ts), Some(offset)) = (tm.to_timestamp(), tm.offset()) {
+            return with_offset(ts, offset);
+        }
+    }
+    if let Ok(z) = jiff::fmt::rfc2822::DateTimeParser::new().parse_zoned(s) {
+        return with_offset(z.timestamp(), z.offset());
     }
     let with_t = s.replacen(' ', "T", 1);
-    let offset = format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second][optional [.[subsecond]]][offset_hour sign:mandatory]:[offset_minute]"
-    );
-    if let Ok(t) = OffsetDateTime::parse(&with_t, offset) {
-        return t.format(&Rfc3339).unwrap_or_else(|_| s.to_string());
+    if let Ok(dt) = strtime::parse("%Y-%m-%dT%H:%M:%S%.f", &with_t).and_then(|tm| tm.to_datetime())
+    {
+        return dt.strftime("%Y-%m-%dT%H:%M:%S").to_string();
     }
-    let naive = format_description!(
-        "[year]-[month]-[day]T[hour]:[minute]:[second][optional [.[subsecond]]]"
-    );
-    if let Ok(t) = PrimitiveDateTime::parse(&with_t, naive) {
-        let out = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second]");
-        return t.format(out).unwrap_or_else(|_| s.to_string());
-    }
-    if let Ok(d) = Date::parse(s, format_description!("[year]-[month]-[day]")) {
-        return d
-            .format(format_description!("[year]-[month]-[day]"))
-            .unwrap_or_else(|_| s.to_string());
+    if let Ok(d) = strtime::parse("%Y-%m-%d", s).and_then(|tm| tm.to_date()) {
+        return d.strftime("%Y-%m-%d").to_string();
     }
     s.to_string()
 }
