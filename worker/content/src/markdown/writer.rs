@@ -1,5 +1,9 @@
 //! The markdown/text writer: line prefixes, lazy inline markers, pending
 //! breaks, escaping, and table collection. Driven by the walk in the parent.
+//!
+//! Over 600 lines as one file: the methods of `Writer` share its state
+//! (pending breaks, open marks, line prefixes) and escaping and tables are
+//! already apart (`writer/`); no seam is left that would not split that state.
 
 use url::Url;
 

@@ -1,4 +1,7 @@
 //! Main-content selection and include/exclude selectors.
+//!
+//! Long by design, a test table: one short test per selection rule, each a
+//! small HTML fixture and what the content must or must not hold.
 
 use super::*;
 use crate::ContentError;
