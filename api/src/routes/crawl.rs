@@ -116,7 +116,6 @@ pub async fn start(
                         "internal",
                         &format!("the crawl could not be launched: {msg}"),
                     )),
-                    webdata_core::store::crawl::status_data,
                 )
                 .await?;
             return Err(ApiError::internal(format!(
@@ -213,11 +212,7 @@ pub async fn cancel(
 ) -> ApiResult<Response> {
     let crawl = owned_crawl(&app, &caller, &id).await?;
     if !crawl.is_finished() {
-        app.store
-            .finish_crawl(&id, status::CANCELLED, None, |c| {
-                webdata_engine::crawl::status_json(c).to_string()
-            })
-            .await?;
+        app.store.finish_crawl(&id, status::CANCELLED, None).await?;
         if let Some(r) = &app.runner {
             r.wake();
         }

@@ -6,6 +6,7 @@ use super::frontier::{Lease, NewUrl};
 use super::lease::LeaseAsk;
 use super::row::{CrawlRow, Tx};
 use super::state::status;
+use super::wire::page_data;
 use crate::store::orgs::period_of;
 use crate::store::{now_ms, Bind, Store, StoreResult};
 use sqlx::Row;
@@ -39,7 +40,7 @@ pub enum PageCommit {
 impl Store {
     /// Stores a scraped page: charges 1 credit when `billable`, stores the
     /// document, marks the URL done, bumps counters and appends the `page`
-    /// event — all in one transaction. A page the organization cannot pay
+    /// event (data `{"id","seq","url"}`) — all in one transaction. A page the organization cannot pay
     /// for is not stored and stops the crawl's charging.
     pub async fn commit_page(
         &self,
@@ -47,7 +48,6 @@ impl Store {
         document_json: &str,
         block_hashes: &[String],
         billable: bool,
-        event_data: impl Fn(&CrawlRow, i64) -> String,
     ) -> StoreResult<PageCommit> {
         let page = PageWrite {
             lease: lease.clone(),
@@ -56,9 +56,7 @@ impl Store {
             billable,
             links: Vec::new(),
         };
-        let mut out = self
-            .commit_pages(std::slice::from_ref(&page), |c, _, seq| event_data(c, seq))
-            .await?;
+        let mut out = self.commit_pages(std::slice::from_ref(&page)).await?;
         Ok(out.pop().unwrap_or(PageCommit::Dropped))
     }
 
@@ -67,16 +65,8 @@ impl Store {
     /// are enqueued, it is charged when billable, its document, block hashes
     /// and `page` event are stored and its URL marked done — exactly what
     /// [`Store::commit_page`] does for one. Returns one result per page.
-    /// `event_data(crawl, page, seq)` builds a page event's data.
-    pub async fn commit_pages(
-        &self,
-        pages: &[PageWrite],
-        event_data: impl Fn(&CrawlRow, &PageWrite, i64) -> String,
-    ) -> StoreResult<Vec<PageCommit>> {
-        Ok(self
-            .commit_pages_and_lease(pages, event_data, None)
-            .await?
-            .0)
+    pub async fn commit_pages(&self, pages: &[PageWrite]) -> StoreResult<Vec<PageCommit>> {
+        Ok(self.commit_pages_and_lease(pages, None).await?.0)
     }
 
     /// [`Store::commit_pages`], then, in the same transaction, leases as
@@ -86,7 +76,6 @@ impl Store {
     pub async fn commit_pages_and_lease(
         &self,
         pages: &[PageWrite],
-        event_data: impl Fn(&CrawlRow, &PageWrite, i64) -> String,
         ask: Option<LeaseAsk<'_>>,
     ) -> StoreResult<(Vec<PageCommit>, Vec<Lease>)> {
         let mut results = vec![PageCommit::Dropped; pages.len()];
@@ -189,7 +178,7 @@ impl Store {
                 crawl.completed += 1;
                 crawl.credits_used += charge;
                 crawl.event_seq += 1;
-                let data = event_data(&crawl, &pages[i], crawl.doc_seq);
+                let data = page_data(&crawl.id, crawl.doc_seq, &pages[i].lease.url);
                 docs.push((i, crawl.doc_seq, crawl.event_seq, data));
                 results[i] = PageCommit::Stored {
                     seq: crawl.doc_seq,

@@ -1,6 +1,7 @@
 //! Crawl events: appended with the crawl's event counter, read back in order.
 
 use super::row::{CrawlRow, Tx};
+use super::wire::status_data;
 use crate::store::{now_ms, Store, StoreError, StoreResult};
 use sqlx::Row;
 
@@ -36,15 +37,14 @@ impl Store {
         Ok(())
     }
 
-    /// Appends an event (its data built from the crawl as it is now, after
-    /// `apply`) and returns the updated row. `apply` changes nothing in the
+    /// Appends a lifecycle event, its data the crawl's [`status_data`] as it
+    /// is now, and returns the updated row. Changes nothing else in the
     /// store; callers update columns before calling this.
     pub(super) async fn event_in_tx(
         &self,
         tx: &mut Tx,
         id: &str,
         kind: &str,
-        data: impl Fn(&CrawlRow) -> String,
     ) -> StoreResult<CrawlRow> {
         let mut crawl = self
             .lock_crawl(tx, id)
@@ -57,7 +57,7 @@ impl Store {
             .bind(id)
             .execute(&mut **tx)
             .await?;
-        Self::append_event(tx, &crawl, crawl.event_seq, kind, &data(&crawl)).await?;
+        Self::append_event(tx, &crawl, crawl.event_seq, kind, &status_data(&crawl)).await?;
         Ok(crawl)
     }
 

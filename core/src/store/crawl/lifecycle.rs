@@ -89,13 +89,10 @@ impl Store {
         Ok(n > 0)
     }
 
-    /// queued → running, with the `started` event. False when the crawl was
-    /// not queued (already started, cancelled or failed).
-    pub async fn start_crawl(
-        &self,
-        id: &str,
-        data: impl Fn(&CrawlRow) -> String,
-    ) -> StoreResult<bool> {
+    /// queued → running, with the `started` event (its data the crawl's
+    /// status JSON). False when the crawl was not queued (already started,
+    /// cancelled or failed).
+    pub async fn start_crawl(&self, id: &str) -> StoreResult<bool> {
         let mut tx = self.begin_write().await?;
         let now = now_ms();
         let moved = sqlx::query(
@@ -109,20 +106,20 @@ impl Store {
         if moved == 0 {
             return Ok(false);
         }
-        self.event_in_tx(&mut tx, id, "started", data).await?;
+        self.event_in_tx(&mut tx, id, "started").await?;
         tx.commit().await?;
         Ok(true)
     }
 
     /// Ends a crawl that is not finished yet: `completed`, `failed` or
-    /// `cancelled`, with an optional error. Queued URLs are dropped at no
-    /// cost. Returns false when it had already ended.
+    /// `cancelled`, with an optional error and the event of that name (its
+    /// data the crawl's status JSON). Queued URLs are dropped at no cost.
+    /// Returns false when it had already ended.
     pub async fn finish_crawl(
         &self,
         id: &str,
         final_status: &str,
         error: Option<(&str, &str)>,
-        data: impl Fn(&CrawlRow) -> String,
     ) -> StoreResult<bool> {
         let mut tx = self.begin_write().await?;
         let Some(crawl) = self.lock_crawl(&mut tx, id).await? else {
@@ -149,7 +146,7 @@ impl Store {
         .bind(id)
         .execute(&mut *tx)
         .await?;
-        self.event_in_tx(&mut tx, id, final_status, data).await?;
+        self.event_in_tx(&mut tx, id, final_status).await?;
         tx.commit().await?;
         // No page comes after the end: its block counts are folded once, in
         // a transaction of its own (the crawl is reported finished without

@@ -23,3 +23,9 @@ pub fn status_json(c: &CrawlRow) -> serde_json::Value {
 pub fn status_data(c: &CrawlRow) -> String {
     status_json(c).to_string()
 }
+
+/// The data of a `page` event: the crawl, the document's number and the
+/// page's URL.
+pub(super) fn page_data(crawl_id: &str, seq: i64, url: &str) -> String {
+    serde_json::json!({ "id": crawl_id, "seq": seq, "url": url }).to_string()
+}
