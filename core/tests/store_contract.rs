@@ -2,8 +2,8 @@
 //! PostgreSQL server (started by `make test`, URL in WEBDATA_TEST_POSTGRES_URL).
 
 use webdata_core::store::{
-    IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite, ReserveError,
-    StoredResponse,
+    CrawlStatus, IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite,
+    ReserveError, StoredResponse,
 };
 use webdata_core::Store;
 
@@ -213,7 +213,7 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
     assert_eq!(committed, 1_200);
     // The crawl ends: everything is folded, the answers do not change.
     store
-        .finish_crawl(&id, "completed", None)
+        .finish_crawl(&id, CrawlStatus::Completed, None)
         .await
         .expect("finish");
     let left: i64 =
@@ -829,7 +829,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     );
     assert_eq!(store.frontier_pending(&id).await.expect("pending"), 0);
     assert!(store
-        .finish_crawl(&id, "completed", None)
+        .finish_crawl(&id, CrawlStatus::Completed, None)
         .await
         .expect("finish"));
     let c = store.get_crawl(&id).await.expect("get").expect("crawl");
@@ -875,7 +875,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     assert_eq!(docs.iter().map(|d| d.0).collect::<Vec<_>>(), vec![3, 4]);
     assert!(
         !store
-            .finish_crawl(&id, "failed", None)
+            .finish_crawl(&id, CrawlStatus::Failed, None)
             .await
             .expect("finished"),
         "terminal states stay"
@@ -1009,7 +1009,7 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
         .expect("lease")
         .remove(0);
     assert!(store
-        .finish_crawl(&id, "cancelled", None)
+        .finish_crawl(&id, CrawlStatus::Cancelled, None)
         .await
         .expect("cancel"));
     assert_eq!(
@@ -1027,7 +1027,7 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
     // Cancel before start: no `started` event.
     let (_, id2) = crawl(&store, 10, 10).await;
     store
-        .finish_crawl(&id2, "cancelled", None)
+        .finish_crawl(&id2, CrawlStatus::Cancelled, None)
         .await
         .expect("cancel");
     let kinds: Vec<String> = store

@@ -17,8 +17,7 @@ use base64::Engine as _;
 use serde::Deserialize;
 use std::convert::Infallible;
 use std::time::Duration;
-use webdata_core::store::crawl::status;
-use webdata_core::store::{rfc3339, CrawlRow, Placement};
+use webdata_core::store::{rfc3339, CrawlRow, CrawlStatus, Placement};
 use webdata_core::types::CrawlRequest;
 use webdata_core::{validate, ErrorCode, Store};
 
@@ -111,7 +110,7 @@ pub async fn start(
             app.store
                 .finish_crawl(
                     &row.id,
-                    status::FAILED,
+                    CrawlStatus::Failed,
                     Some((
                         "internal",
                         &format!("the crawl could not be launched: {msg}"),
@@ -212,7 +211,9 @@ pub async fn cancel(
 ) -> ApiResult<Response> {
     let crawl = owned_crawl(&app, &caller, &id).await?;
     if !crawl.is_finished() {
-        app.store.finish_crawl(&id, status::CANCELLED, None).await?;
+        app.store
+            .finish_crawl(&id, CrawlStatus::Cancelled, None)
+            .await?;
         if let Some(r) = &app.runner {
             r.wake();
         }

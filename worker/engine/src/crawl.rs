@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{watch, Notify, Semaphore};
 use url::Url;
 use webdata_core::store::crawl::status;
-use webdata_core::store::{CrawlRow, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite};
+use webdata_core::store::{CrawlRow, CrawlStatus, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite};
 use webdata_core::types::{CrawlRequest, Format, ScrapeRequest, SitemapMode};
 use webdata_core::{ErrorCode, Store};
 
@@ -434,7 +434,7 @@ impl CrawlRunner {
                 Ok(p) => p,
                 Err(msg) => {
                     self.store
-                        .finish_crawl(&crawl.id, status::FAILED, Some(("internal", &msg)))
+                        .finish_crawl(&crawl.id, CrawlStatus::Failed, Some(("internal", &msg)))
                         .await?;
                     continue;
                 }
@@ -572,7 +572,7 @@ impl CrawlRunner {
             Ok(p) => p,
             Err(msg) => {
                 self.store
-                    .finish_crawl(&crawl.id, status::FAILED, Some(("internal", &msg)))
+                    .finish_crawl(&crawl.id, CrawlStatus::Failed, Some(("internal", &msg)))
                     .await?;
                 return Ok(());
             }
@@ -679,7 +679,7 @@ impl CrawlRunner {
                         "the organization ran out of credits; pages crawled before the stop are kept"
                     };
                     self.store
-                        .finish_crawl(&crawl.id, status::COMPLETED, Some((code, message)))
+                        .finish_crawl(&crawl.id, CrawlStatus::Completed, Some((code, message)))
                         .await?;
                 }
             }
@@ -700,7 +700,7 @@ impl CrawlRunner {
                 self.store
                     .finish_crawl(
                         &crawl.id,
-                        status::COMPLETED,
+                        CrawlStatus::Completed,
                         Some((
                             "blocked_by_site",
                             &format!("the site blocked the crawl: {}", f.message),
@@ -738,11 +738,11 @@ impl CrawlRunner {
             if self.store.frontier_pending(&crawl.id).await? == 0 {
                 let (final_status, error) = if crawl.completed == 0 && crawl.failed > 0 {
                     (
-                        status::FAILED,
+                        CrawlStatus::Failed,
                         Some(("fetch_failed", "no page of the crawl could be scraped")),
                     )
                 } else {
-                    (status::COMPLETED, None)
+                    (CrawlStatus::Completed, None)
                 };
                 self.store
                     .finish_crawl(&crawl.id, final_status, error)

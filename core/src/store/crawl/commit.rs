@@ -5,7 +5,7 @@ use super::blocks::{distinct_hashes, FOLD_PAGES};
 use super::frontier::{Lease, NewUrl};
 use super::lease::LeaseAsk;
 use super::row::{CrawlRow, Tx};
-use super::state::status;
+use super::state::CrawlStatus;
 use super::wire::page_data;
 use crate::store::orgs::period_of;
 use crate::store::{now_ms, Bind, Store, StoreResult};
@@ -93,7 +93,7 @@ impl Store {
             let Some(mut crawl) = self.lock_crawl(&mut tx, id).await? else {
                 continue;
             };
-            if crawl.status != status::RUNNING {
+            if crawl.state() != Some(CrawlStatus::Running) {
                 continue;
             }
             // This crawl's pages, in order. Every statement below covers all

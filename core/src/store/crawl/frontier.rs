@@ -1,6 +1,7 @@
 //! The frontier: adding URLs, failing, releasing and seeding holds.
 
 use super::row::{CrawlRow, Tx};
+use super::state::UrlState;
 use crate::store::{now_ms, Store, StoreError, StoreResult};
 use sqlx::Row;
 
@@ -149,11 +150,16 @@ impl Store {
         let now = now_ms();
         let attempts = lease.attempts + 1;
         let retry = retryable && attempts < max_attempts;
+        let state = if retry {
+            UrlState::Queued
+        } else {
+            UrlState::Failed
+        };
         let changed = sqlx::query(
             "UPDATE frontier SET state = $1, attempts = $2, not_before = $3, lease_until = NULL, error = $4 \
              WHERE crawl_id = $5 AND url_key = $6 AND state = 'leased' AND worker = $7",
         )
-        .bind(if retry { "queued" } else { "failed" })
+        .bind(state.as_str())
         .bind(attempts)
         .bind(now + retry_after_ms)
         .bind(error)

@@ -1,6 +1,7 @@
 //! A crawl's life: created, admitted, started, errored, finished.
 
 use super::row::{CrawlRow, Placement};
+use super::state::CrawlStatus;
 use crate::store::{new_id, now_ms, Store, StoreError, StoreResult};
 
 impl Store {
@@ -118,7 +119,7 @@ impl Store {
     pub async fn finish_crawl(
         &self,
         id: &str,
-        final_status: &str,
+        final_status: CrawlStatus,
         error: Option<(&str, &str)>,
     ) -> StoreResult<bool> {
         let mut tx = self.begin_write().await?;
@@ -133,7 +134,7 @@ impl Store {
             "UPDATE crawls SET status = $1, finished_at = $2, updated_at = $2, \
              error_code = COALESCE($3, error_code), error_message = COALESCE($4, error_message) WHERE id = $5",
         )
-        .bind(final_status)
+        .bind(final_status.as_str())
         .bind(now)
         .bind(error.map(|e| e.0))
         .bind(error.map(|e| e.1))
@@ -146,7 +147,7 @@ impl Store {
         .bind(id)
         .execute(&mut *tx)
         .await?;
-        self.event_in_tx(&mut tx, id, final_status).await?;
+        self.event_in_tx(&mut tx, id, final_status.as_str()).await?;
         tx.commit().await?;
         // No page comes after the end: its block counts are folded once, in
         // a transaction of its own (the crawl is reported finished without

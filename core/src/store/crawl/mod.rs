@@ -21,5 +21,5 @@ pub use events::CrawlEvent;
 pub use frontier::{Lease, NewUrl};
 pub use lease::LeaseAsk;
 pub use row::{CrawlRow, Placement};
-pub use state::status;
+pub use state::{status, CrawlStatus, UnknownState, UrlState};
 pub use wire::{status_data, status_json};

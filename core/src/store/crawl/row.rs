@@ -1,7 +1,7 @@
 //! The crawl row: its columns and placement, read plainly or locked inside a
 //! write transaction.
 
-use super::state::status;
+use super::state::CrawlStatus;
 use crate::store::{opt_i64, Store, StoreResult};
 use sqlx::any::AnyRow;
 use sqlx::Row;
@@ -62,10 +62,13 @@ impl Default for Placement {
 impl CrawlRow {
     /// True once the crawl can change no more.
     pub fn is_finished(&self) -> bool {
-        matches!(
-            self.status.as_str(),
-            status::COMPLETED | status::FAILED | status::CANCELLED
-        )
+        self.state().is_some_and(CrawlStatus::is_finished)
+    }
+
+    /// Its status as a [`CrawlStatus`] (`None`: a name this build does not
+    /// know).
+    pub fn state(&self) -> Option<CrawlStatus> {
+        self.status.parse().ok()
     }
 }
 
