@@ -2,8 +2,8 @@
 //! PostgreSQL server (started by `make test`, URL in WEBDATA_TEST_POSTGRES_URL).
 
 use webdata_core::store::{
-    IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite, ReserveError,
-    StoredResponse,
+    CrawlStatus, IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite,
+    ReserveError, StoredResponse,
 };
 use webdata_core::Store;
 
@@ -104,11 +104,7 @@ async fn a_commit_leases_the_links_it_stores(store: Store) {
         lease_ms: 60_000,
     };
     let (results, leases) = store
-        .commit_pages_and_lease(
-            std::slice::from_ref(&page),
-            |_, _, seq| format!("{{\"seq\":{seq}}}"),
-            Some(ask),
-        )
+        .commit_pages_and_lease(std::slice::from_ref(&page), Some(ask))
         .await
         .expect("commit");
     assert_eq!(results, vec![PageCommit::Stored { seq: 1, charged: 1 }]);
@@ -128,7 +124,6 @@ async fn a_commit_leases_the_links_it_stores(store: Store) {
     let (_, none) = store
         .commit_pages_and_lease(
             &[page2],
-            |_, _, seq| format!("{{\"seq\":{seq}}}"),
             Some(webdata_core::store::LeaseAsk { n: 0, ..ask }),
         )
         .await
@@ -179,10 +174,7 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
                 ..billable_page(l, Vec::new())
             })
             .collect();
-        let results = store
-            .commit_pages(&batch, |_, _, seq| format!("{{\"seq\":{seq}}}"))
-            .await
-            .expect("commit");
+        let results = store.commit_pages(&batch).await.expect("commit");
         assert!(results
             .iter()
             .all(|r| matches!(r, PageCommit::Stored { .. })));
@@ -221,7 +213,7 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
     assert_eq!(committed, 1_200);
     // The crawl ends: everything is folded, the answers do not change.
     store
-        .finish_crawl(&id, "completed", None, |_| "{}".into())
+        .finish_crawl(&id, CrawlStatus::Completed, None)
         .await
         .expect("finish");
     let left: i64 =
@@ -275,12 +267,7 @@ async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
         page(2, true, Vec::new()),
         page(3, true, Vec::new()),
     ];
-    let results = store
-        .commit_pages(&batch, |_, p, seq| {
-            format!("{{\"seq\":{seq},\"url\":\"{}\"}}", p.lease.url)
-        })
-        .await
-        .expect("commit");
+    let results = store.commit_pages(&batch).await.expect("commit");
     assert_eq!(
         results,
         vec![
@@ -334,10 +321,7 @@ async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
             links: Vec::new(),
         })
         .collect();
-    let results = store
-        .commit_pages(&batch, |_, _, _| "{}".into())
-        .await
-        .expect("commit");
+    let results = store.commit_pages(&batch).await.expect("commit");
     assert_eq!(
         results,
         vec![
@@ -781,10 +765,7 @@ fn billable_page(lease: &webdata_core::store::Lease, links: Vec<NewUrl>) -> Page
 /// A crawl of `crawl`'s, already started (running).
 async fn running_crawl(store: &Store, credits: i64, max_pages: i64) -> (String, String) {
     let (org, id) = crawl(store, credits, max_pages).await;
-    store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start");
+    store.start_crawl(&id).await.expect("start");
     (org, id)
 }
 
@@ -798,17 +779,8 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
             .is_empty(),
         "queued crawls lease nothing"
     );
-    assert!(store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start"));
-    assert!(
-        !store
-            .start_crawl(&id, |_| "{}".into())
-            .await
-            .expect("again"),
-        "starts once"
-    );
+    assert!(store.start_crawl(&id).await.expect("start"));
+    assert!(!store.start_crawl(&id).await.expect("again"), "starts once");
     assert_eq!(
         store.enqueue_urls(&id, &urls(3, 0)).await.expect("enqueue"),
         3
@@ -825,9 +797,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     assert_eq!(leases.len(), 5);
     for (i, l) in leases.iter().enumerate().take(4) {
         let c = store
-            .commit_page(l, "{\"doc\":1}", &[], i != 3, |c, seq| {
-                format!("{{\"seq\":{seq},\"completed\":{}}}", c.completed)
-            })
+            .commit_page(l, "{\"doc\":1}", &[], i != 3)
             .await
             .expect("commit");
         assert_eq!(
@@ -859,10 +829,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     );
     assert_eq!(store.frontier_pending(&id).await.expect("pending"), 0);
     assert!(store
-        .finish_crawl(&id, "completed", None, |c| format!(
-            "{{\"completed\":{}}}",
-            c.completed
-        ))
+        .finish_crawl(&id, CrawlStatus::Completed, None)
         .await
         .expect("finish"));
     let c = store.get_crawl(&id).await.expect("get").expect("crawl");
@@ -888,12 +855,27 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
         events.iter().map(|e| e.seq).collect::<Vec<_>>(),
         (1..=6).collect::<Vec<_>>()
     );
-    assert_eq!(events[2].data, "{\"seq\":2,\"completed\":2}");
+    // The store writes the events' data itself: a page's id, seq and URL,
+    // a lifecycle event's status JSON.
+    assert_eq!(
+        events[2].data,
+        format!(
+            "{{\"id\":\"{id}\",\"seq\":2,\"url\":\"{}\"}}",
+            leases[1].url
+        )
+    );
+    assert_eq!(events[5].data, webdata_core::store::crawl::status_data(&c));
+    assert_eq!(
+        events[0].data,
+        format!(
+            "{{\"completed\":0,\"credits_used\":0,\"failed\":0,\"id\":\"{id}\",\"status\":\"running\",\"total\":0,\"url\":\"https://s.test/\"}}"
+        )
+    );
     let docs = store.crawl_documents(&id, 2, 10).await.expect("docs");
     assert_eq!(docs.iter().map(|d| d.0).collect::<Vec<_>>(), vec![3, 4]);
     assert!(
         !store
-            .finish_crawl(&id, "failed", None, |_| "{}".into())
+            .finish_crawl(&id, CrawlStatus::Failed, None)
             .await
             .expect("finished"),
         "terminal states stay"
@@ -949,22 +931,16 @@ async fn a_lost_lease_is_not_stored_or_charged_twice(store: Store) {
         .remove(0);
     assert_eq!(a.key, b.key, "an expired lease is leased again");
     assert_eq!(
-        store
-            .commit_page(&a, "{}", &[], true, |_, _| "{}".into())
-            .await
-            .expect("a"),
+        store.commit_page(&a, "{}", &[], true).await.expect("a"),
         PageCommit::Dropped
     );
     assert!(matches!(
-        store
-            .commit_page(&b, "{}", &[], true, |_, _| "{}".into())
-            .await
-            .expect("b"),
+        store.commit_page(&b, "{}", &[], true).await.expect("b"),
         PageCommit::Stored { seq: 1, charged: 1 }
     ));
     assert_eq!(
         store
-            .commit_page(&b, "{}", &[], true, |_, _| "{}".into())
+            .commit_page(&b, "{}", &[], true)
             .await
             .expect("b again"),
         PageCommit::Dropped
@@ -978,14 +954,14 @@ async fn crawl_stops_charging_when_credits_run_out(store: Store) {
     let leases = store.lease_urls("w", None, 3, 60_000).await.expect("lease");
     assert!(matches!(
         store
-            .commit_page(&leases[0], "{}", &[], true, |_, _| "{}".into())
+            .commit_page(&leases[0], "{}", &[], true)
             .await
             .expect("1"),
         PageCommit::Stored { .. }
     ));
     assert_eq!(
         store
-            .commit_page(&leases[1], "{}", &[], true, |_, _| "{}".into())
+            .commit_page(&leases[1], "{}", &[], true)
             .await
             .expect("2"),
         PageCommit::OutOfCredits {
@@ -1006,7 +982,7 @@ async fn crawl_stops_charging_when_credits_run_out(store: Store) {
         .expect("cap");
     assert_eq!(
         store
-            .commit_page(&leases[2], "{}", &[], true, |_, _| "{}".into())
+            .commit_page(&leases[2], "{}", &[], true)
             .await
             .expect("3"),
         PageCommit::OutOfCredits {
@@ -1033,14 +1009,11 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
         .expect("lease")
         .remove(0);
     assert!(store
-        .finish_crawl(&id, "cancelled", None, |_| "{}".into())
+        .finish_crawl(&id, CrawlStatus::Cancelled, None)
         .await
         .expect("cancel"));
     assert_eq!(
-        store
-            .commit_page(&l, "{}", &[], true, |_, _| "{}".into())
-            .await
-            .expect("late"),
+        store.commit_page(&l, "{}", &[], true).await.expect("late"),
         PageCommit::Dropped
     );
     assert_eq!(store.frontier_pending(&id).await.expect("pending"), 0);
@@ -1054,7 +1027,7 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
     // Cancel before start: no `started` event.
     let (_, id2) = crawl(&store, 10, 10).await;
     store
-        .finish_crawl(&id2, "cancelled", None, |_| "{}".into())
+        .finish_crawl(&id2, CrawlStatus::Cancelled, None)
         .await
         .expect("cancel");
     let kinds: Vec<String> = store
@@ -1066,10 +1039,7 @@ async fn cancel_drops_queued_urls_and_later_pages(store: Store) {
         .collect();
     assert_eq!(kinds, vec!["cancelled".to_string()]);
     assert!(
-        !store
-            .start_crawl(&id2, |_| "{}".into())
-            .await
-            .expect("start"),
+        !store.start_crawl(&id2).await.expect("start"),
         "a cancelled crawl never starts"
     );
 }

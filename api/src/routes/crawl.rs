@@ -16,8 +16,7 @@ use axum::{Extension, Json};
 use base64::Engine as _;
 use serde::Deserialize;
 use std::convert::Infallible;
-use webdata_core::store::crawl::status;
-use webdata_core::store::{rfc3339, CrawlRow, Placement};
+use webdata_core::store::{rfc3339, CrawlRow, CrawlStatus, Placement};
 use webdata_core::types::CrawlRequest;
 use webdata_core::{validate, ErrorCode, Store};
 use webdata_engine::Engine;
@@ -107,12 +106,11 @@ pub async fn start(
             app.store
                 .finish_crawl(
                     &row.id,
-                    status::FAILED,
+                    CrawlStatus::Failed,
                     Some((
                         "internal",
                         &format!("the crawl could not be launched: {msg}"),
                     )),
-                    webdata_core::store::crawl::status_data,
                 )
                 .await?;
             return Err(ApiError::internal(format!(
@@ -210,9 +208,7 @@ pub async fn cancel(
     let crawl = owned_crawl(&app, &caller, &id).await?;
     if !crawl.is_finished() {
         app.store
-            .finish_crawl(&id, status::CANCELLED, None, |c| {
-                webdata_engine::crawl::status_json(c).to_string()
-            })
+            .finish_crawl(&id, CrawlStatus::Cancelled, None)
             .await?;
         if let Some(r) = &app.runner {
             r.wake();

@@ -19,7 +19,8 @@ pub use blobs::Blob;
 pub use brand::CachedBrand;
 pub use cache::CachedScrape;
 pub use crawl::{
-    CrawlEvent, CrawlRow, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite, Placement, PoolBacklog,
+    CrawlEvent, CrawlRow, CrawlStatus, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite, Placement,
+    PoolBacklog,
 };
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
 pub use webhooks::{AttemptOutcome, Delivery, NewDelivery, WebhookEndpoint};

@@ -15,7 +15,7 @@ use kube::runtime::controller::Action;
 use kube::runtime::events::{Event, EventType};
 use kube::runtime::finalizer::{finalizer, Event as Finalizer};
 use kube::{Resource, ResourceExt};
-use webdata_core::store::crawl::{status, status_data};
+use webdata_core::store::crawl::{status, CrawlStatus};
 use webdata_core::store::{CrawlRow, Placement};
 use webdata_core::Store;
 
@@ -198,7 +198,7 @@ async fn apply(cj: Arc<CrawlJob>, ctx: &Ctx) -> Result<Action, Error> {
     // Cancel on request (pages already scraped stay and are charged).
     if cj.spec.cancel && !row.is_finished() {
         ctx.store
-            .finish_crawl(&id, status::CANCELLED, None, status_data)
+            .finish_crawl(&id, CrawlStatus::Cancelled, None)
             .await?;
         row = ctx.store.get_crawl(&id).await?.unwrap_or(row);
     }
@@ -298,7 +298,7 @@ async fn cleanup(cj: Arc<CrawlJob>, ctx: &Ctx) -> Result<Action, Error> {
         if let Some(row) = ctx.store.get_crawl(&id).await? {
             if !row.is_finished() {
                 ctx.store
-                    .finish_crawl(&id, status::CANCELLED, None, status_data)
+                    .finish_crawl(&id, CrawlStatus::Cancelled, None)
                     .await?;
                 tracing::info!(crawljob = %cj.name_any(), crawl = %id, "CrawlJob deleted: crawl cancelled");
             }

@@ -49,10 +49,7 @@ async fn main() {
         )
         .await
         .expect("crawl");
-    assert!(store
-        .start_crawl(&id, |_| "{}".into())
-        .await
-        .expect("start"));
+    assert!(store.start_crawl(&id).await.expect("start"));
 
     let t = Instant::now();
     for chunk in (0..total).collect::<Vec<_>>().chunks(1000) {
@@ -97,7 +94,7 @@ async fn main() {
         all.push(ms);
         for lease in &leases {
             match store
-                .commit_page(lease, "{}", &[], true, |_, _| "{}".into())
+                .commit_page(lease, "{}", &[], true)
                 .await
                 .expect("commit")
             {

@@ -18,7 +18,7 @@ use std::time::Duration;
 use tokio::sync::{watch, Notify, Semaphore};
 use url::Url;
 use webdata_core::store::crawl::status;
-use webdata_core::store::{CrawlRow, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite};
+use webdata_core::store::{CrawlRow, CrawlStatus, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite};
 use webdata_core::types::{CrawlRequest, Format, ScrapeRequest, SitemapMode};
 use webdata_core::{ErrorCode, Store};
 
@@ -101,10 +101,6 @@ pub async fn page_document(
     let mut doc: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
     webdata_content::boilerplate::strip_document(&mut doc, boilerplate);
     Some((url, doc))
-}
-
-fn status_data(c: &CrawlRow) -> String {
-    status_json(c).to_string()
 }
 
 /// Runs crawls from the store until told to stop.
@@ -384,17 +380,7 @@ impl CrawlRunner {
                 n: want as i64,
                 lease_ms: self.cfg.lease_ms,
             };
-            let result = self
-                .store
-                .commit_pages_and_lease(
-                    &pages,
-                    |crawl, page, seq| {
-                        serde_json::json!({ "id": crawl.id, "seq": seq, "url": page.lease.url })
-                            .to_string()
-                    },
-                    Some(ask),
-                )
-                .await;
+            let result = self.store.commit_pages_and_lease(&pages, Some(ask)).await;
             match result {
                 Ok((results, leases)) => {
                     if !leases.is_empty() {
@@ -441,19 +427,14 @@ impl CrawlRunner {
 
     async fn seed_queued(&self) -> Result<(), webdata_core::StoreError> {
         for crawl in self.store.seedable_crawls(self.cfg.pool.as_deref()).await? {
-            if !self.store.start_crawl(&crawl.id, status_data).await? {
+            if !self.store.start_crawl(&crawl.id).await? {
                 continue;
             }
             let plan = match self.plan(&crawl) {
                 Ok(p) => p,
                 Err(msg) => {
                     self.store
-                        .finish_crawl(
-                            &crawl.id,
-                            status::FAILED,
-                            Some(("internal", &msg)),
-                            status_data,
-                        )
+                        .finish_crawl(&crawl.id, CrawlStatus::Failed, Some(("internal", &msg)))
                         .await?;
                     continue;
                 }
@@ -591,12 +572,7 @@ impl CrawlRunner {
             Ok(p) => p,
             Err(msg) => {
                 self.store
-                    .finish_crawl(
-                        &crawl.id,
-                        status::FAILED,
-                        Some(("internal", &msg)),
-                        status_data,
-                    )
+                    .finish_crawl(&crawl.id, CrawlStatus::Failed, Some(("internal", &msg)))
                     .await?;
                 return Ok(());
             }
@@ -703,12 +679,7 @@ impl CrawlRunner {
                         "the organization ran out of credits; pages crawled before the stop are kept"
                     };
                     self.store
-                        .finish_crawl(
-                            &crawl.id,
-                            status::COMPLETED,
-                            Some((code, message)),
-                            status_data,
-                        )
+                        .finish_crawl(&crawl.id, CrawlStatus::Completed, Some((code, message)))
                         .await?;
                 }
             }
@@ -729,12 +700,11 @@ impl CrawlRunner {
                 self.store
                     .finish_crawl(
                         &crawl.id,
-                        status::COMPLETED,
+                        CrawlStatus::Completed,
                         Some((
                             "blocked_by_site",
                             &format!("the site blocked the crawl: {}", f.message),
                         )),
-                        status_data,
                     )
                     .await?;
             }
@@ -768,14 +738,14 @@ impl CrawlRunner {
             if self.store.frontier_pending(&crawl.id).await? == 0 {
                 let (final_status, error) = if crawl.completed == 0 && crawl.failed > 0 {
                     (
-                        status::FAILED,
+                        CrawlStatus::Failed,
                         Some(("fetch_failed", "no page of the crawl could be scraped")),
                     )
                 } else {
-                    (status::COMPLETED, None)
+                    (CrawlStatus::Completed, None)
                 };
                 self.store
-                    .finish_crawl(&crawl.id, final_status, error, status_data)
+                    .finish_crawl(&crawl.id, final_status, error)
                     .await?;
                 self.plans
                     .lock()

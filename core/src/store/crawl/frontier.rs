@@ -1,0 +1,286 @@
+//! The frontier: adding URLs, failing, releasing and seeding holds.
+
+use super::row::{CrawlRow, Tx};
+use super::state::UrlState;
+use crate::store::{now_ms, Store, StoreError, StoreResult};
+use sqlx::Row;
+
+/// A URL to add to a crawl's frontier.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NewUrl {
+    /// The de-duplication key (normalised URL).
+    pub key: String,
+    pub url: String,
+    pub depth: i64,
+    /// `start`, `sitemap` or `link`.
+    pub source: String,
+}
+
+/// A URL leased to a worker until `lease_until`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lease {
+    pub crawl_id: String,
+    pub key: String,
+    pub url: String,
+    pub depth: i64,
+    pub attempts: i64,
+    pub worker: String,
+}
+
+impl Store {
+    /// Adds URLs to the frontier, ignoring ones already there and stopping
+    /// at the crawl's page limit. Returns how many were added.
+    pub async fn enqueue_urls(&self, crawl_id: &str, urls: &[NewUrl]) -> StoreResult<usize> {
+        if urls.is_empty() {
+            return Ok(0);
+        }
+        let mut tx = self.begin_write().await?;
+        let Some(mut crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
+            return Err(StoreError::NotFound(format!("crawl {crawl_id}")));
+        };
+        if crawl.is_finished() {
+            return Ok(0);
+        }
+        let added = Self::enqueue_in_tx(&mut tx, &mut crawl, urls).await?;
+        if added > 0 {
+            sqlx::query("UPDATE crawls SET total = $1, updated_at = $2 WHERE id = $3")
+                .bind(crawl.total)
+                .bind(now_ms())
+                .bind(crawl_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(added)
+    }
+
+    /// Adds the URLs `crawl` does not have yet, up to its page limit, and
+    /// counts them in `crawl.total` (the caller writes the row).
+    pub(super) async fn enqueue_in_tx(
+        tx: &mut Tx,
+        crawl: &mut CrawlRow,
+        urls: &[NewUrl],
+    ) -> StoreResult<usize> {
+        let crawl_id = crawl.id.clone();
+        let crawl_id = crawl_id.as_str();
+        let mut room = (crawl.max_pages - crawl.total).max(0) as usize;
+        let now = now_ms();
+        // Batched: the URLs already in the frontier are read with one query
+        // per 300 and the new ones inserted with one statement per 300 (a
+        // page links to dozens of URLs, most of them already known).
+        let mut seen = std::collections::HashSet::new();
+        let unique: Vec<&NewUrl> = urls
+            .iter()
+            .filter(|u| seen.insert(u.key.as_str()))
+            .collect();
+        let mut fresh: Vec<&NewUrl> = Vec::new();
+        // With room for every URL, the insert alone tells which were new
+        // (conflicts are not counted): no read first.
+        let ample = room >= unique.len();
+        if ample {
+            fresh = unique.clone();
+        }
+        for part in crate::store::shaped_chunks(&unique, 64) {
+            if room == 0 || ample {
+                break;
+            }
+            let marks = (0..part.len())
+                .map(|i| format!("${}", i + 2))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!(
+                "SELECT url_key FROM frontier WHERE crawl_id = $1 AND url_key IN ({marks})"
+            );
+            let mut q = sqlx::query(&sql).bind(crawl_id);
+            for u in part {
+                q = q.bind(&u.key);
+            }
+            let known: std::collections::HashSet<String> = q
+                .fetch_all(&mut **tx)
+                .await?
+                .iter()
+                .map(|r| r.try_get::<String, _>("url_key"))
+                .collect::<Result<_, _>>()?;
+            for u in part {
+                if room > 0 && !known.contains(&u.key) {
+                    fresh.push(u);
+                    room -= 1;
+                }
+            }
+        }
+        let mut added = 0usize;
+        for part in crate::store::shaped_chunks(&fresh, 32) {
+            let values = (0..part.len())
+                .map(|i| {
+                    let b = 3 + i * 4;
+                    format!(
+                        "($1, ${b}, ${}, ${}, ${}, 'queued', $2)",
+                        b + 1,
+                        b + 2,
+                        b + 3
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join(", ");
+            let sql = format!(
+                "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, created_at) \
+                 VALUES {values} ON CONFLICT (crawl_id, url_key) DO NOTHING"
+            );
+            let mut q = sqlx::query(&sql).bind(crawl_id).bind(now);
+            for u in part {
+                q = q.bind(&u.key).bind(&u.url).bind(u.depth).bind(&u.source);
+            }
+            added += q.execute(&mut **tx).await?.rows_affected() as usize;
+        }
+        crawl.total += added as i64;
+        Ok(added)
+    }
+
+    /// A URL that failed: queued again after `retry_after_ms` when
+    /// `retryable` and under `max_attempts`, else counted as failed.
+    pub async fn fail_url(
+        &self,
+        lease: &Lease,
+        error: &str,
+        retryable: bool,
+        retry_after_ms: i64,
+        max_attempts: i64,
+    ) -> StoreResult<bool> {
+        let mut tx = self.begin_write().await?;
+        let now = now_ms();
+        let attempts = lease.attempts + 1;
+        let retry = retryable && attempts < max_attempts;
+        let state = if retry {
+            UrlState::Queued
+        } else {
+            UrlState::Failed
+        };
+        let changed = sqlx::query(
+            "UPDATE frontier SET state = $1, attempts = $2, not_before = $3, lease_until = NULL, error = $4 \
+             WHERE crawl_id = $5 AND url_key = $6 AND state = 'leased' AND worker = $7",
+        )
+        .bind(state.as_str())
+        .bind(attempts)
+        .bind(now + retry_after_ms)
+        .bind(error)
+        .bind(&lease.crawl_id)
+        .bind(&lease.key)
+        .bind(&lease.worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if changed == 1 && !retry {
+            sqlx::query("UPDATE crawls SET failed = failed + 1, updated_at = $1 WHERE id = $2")
+                .bind(now)
+                .bind(&lease.crawl_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(retry)
+    }
+
+    /// Gives a lease back untouched (worker shutting down).
+    pub async fn release_lease(&self, lease: &Lease) -> StoreResult<()> {
+        sqlx::query(
+            "UPDATE frontier SET state = 'queued', lease_until = NULL, worker = NULL WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
+        )
+        .bind(&lease.crawl_id)
+        .bind(&lease.key)
+        .bind(&lease.worker)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Puts a crawl's start URL in its frontier leased to `worker` while the
+    /// worker seeds the crawl (robots.txt, sitemaps): the crawl then never
+    /// looks drained to another runner mid-seeding, and if the seeding worker
+    /// dies the lease expires and the start URL is crawled by someone else.
+    /// Returns the lease (`None` when the crawl has ended or has the URL).
+    pub async fn hold_for_seeding(
+        &self,
+        crawl_id: &str,
+        url: &NewUrl,
+        worker: &str,
+        lease_ms: i64,
+    ) -> StoreResult<Option<Lease>> {
+        let mut tx = self.begin_write().await?;
+        let Some(crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
+            return Ok(None);
+        };
+        if crawl.is_finished() || crawl.total >= crawl.max_pages {
+            return Ok(None);
+        }
+        let now = now_ms();
+        let added = sqlx::query(
+            "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, lease_until, worker, created_at) \
+             VALUES ($1, $2, $3, $4, $5, 'leased', $6, $7, $8) ON CONFLICT (crawl_id, url_key) DO NOTHING",
+        )
+        .bind(crawl_id)
+        .bind(&url.key)
+        .bind(&url.url)
+        .bind(url.depth)
+        .bind(&url.source)
+        .bind(now + lease_ms)
+        .bind(worker)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if added == 0 {
+            return Ok(None);
+        }
+        sqlx::query("UPDATE crawls SET total = total + 1, updated_at = $1 WHERE id = $2")
+            .bind(now)
+            .bind(crawl_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(Some(Lease {
+            crawl_id: crawl_id.to_string(),
+            key: url.key.clone(),
+            url: url.url.clone(),
+            depth: url.depth,
+            attempts: 0,
+            worker: worker.to_string(),
+        }))
+    }
+
+    /// Ends a seeding hold: the start URL is queued for crawling (`keep`) or
+    /// removed from the frontier and the count (`sitemap: only`).
+    pub async fn end_seeding(&self, hold: &Lease, keep: bool) -> StoreResult<()> {
+        if keep {
+            return self.release_lease(hold).await;
+        }
+        let mut tx = self.begin_write().await?;
+        let removed = sqlx::query(
+            "DELETE FROM frontier WHERE crawl_id = $1 AND url_key = $2 AND state = 'leased' AND worker = $3",
+        )
+        .bind(&hold.crawl_id)
+        .bind(&hold.key)
+        .bind(&hold.worker)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if removed > 0 {
+            sqlx::query("UPDATE crawls SET total = total - 1, updated_at = $1 WHERE id = $2")
+                .bind(now_ms())
+                .bind(&hold.crawl_id)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// URLs of a crawl still queued or leased.
+    pub async fn frontier_pending(&self, crawl_id: &str) -> StoreResult<i64> {
+        Ok(sqlx::query_scalar(
+            "SELECT COUNT(*) FROM frontier WHERE crawl_id = $1 AND state IN ('queued', 'leased')",
+        )
+        .bind(crawl_id)
+        .fetch_one(self.pool())
+        .await?)
+    }
+}

@@ -1,0 +1,19 @@
+//! Wire types exactly as the spec names them. The OpenAPI document and the
+//! handlers both derive from these, so a field is renamed in one place only.
+
+mod crawl;
+mod envelope;
+mod extract;
+mod map;
+mod scrape;
+mod search;
+
+pub use crawl::{CrawlJob, CrawlRequest, WebhookSpec};
+pub use envelope::{ErrorBody, ErrorResponse};
+pub use extract::{ExtractRequest, ExtractResponse, ExtractSource};
+pub use map::{LinkSource, MapLink, MapRequest, MapResponse, SitemapMode};
+pub use scrape::{
+    Action, ActionType, Chunk, Document, Format, Location, Metadata, Quality, QualityIssue,
+    ScrapeOptions, ScrapeRequest, ScrapeResponse, Tier,
+};
+pub use search::{SearchRequest, SearchResponse, SearchResult, TimeRange};
