@@ -1,26 +1,71 @@
-//! Prometheus metrics in the text exposition format, kept in process.
+//! Prometheus metrics (`prometheus-client`, OpenMetrics text), kept in
+//! process: requests by route and status, latency by route, and counters.
 
-use std::collections::BTreeMap;
-use std::fmt::Write;
+use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::registry::Registry;
+use std::collections::HashMap;
 use std::sync::Mutex;
 
+/// Latency buckets, in milliseconds.
 const BUCKETS_MS: [f64; 12] = [
     5.0, 10.0, 25.0, 50.0, 100.0, 250.0, 500.0, 1000.0, 2500.0, 5000.0, 10000.0, 30000.0,
 ];
 
-#[derive(Default)]
-struct Histogram {
-    buckets: [u64; BUCKETS_MS.len()],
-    count: u64,
-    sum_ms: f64,
+/// The OpenMetrics content type of [`Metrics::render`].
+pub const CONTENT_TYPE: &str = "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RequestLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RouteLabels {
+    route: String,
+}
+
+fn latency_histogram() -> Histogram {
+    Histogram::new(BUCKETS_MS)
 }
 
 /// Counters and histograms the service exposes on `/metrics`.
-#[derive(Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
-    latency: Mutex<BTreeMap<String, Histogram>>,
-    counters: Mutex<BTreeMap<String, u64>>,
+    registry: Mutex<Registry>,
+    requests: Family<RequestLabels, Counter>,
+    latency: Family<RouteLabels, Histogram, fn() -> Histogram>,
+    counters: Mutex<HashMap<String, Counter>>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<RequestLabels, Counter>::default();
+        registry.register(
+            "webdata_http_requests",
+            "HTTP requests answered",
+            requests.clone(),
+        );
+        let latency = Family::<RouteLabels, Histogram, fn() -> Histogram>::new_with_constructor(
+            latency_histogram,
+        );
+        registry.register(
+            "webdata_http_request_duration_ms",
+            "Request latency in milliseconds",
+            latency.clone(),
+        );
+        Metrics {
+            registry: Mutex::new(registry),
+            requests,
+            latency,
+            counters: Mutex::new(HashMap::new()),
+        }
+    }
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -30,65 +75,52 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 impl Metrics {
     /// Records one finished HTTP request.
     pub fn observe_request(&self, method: &str, route: &str, status: u16, ms: f64) {
-        *lock(&self.requests)
-            .entry((method.to_string(), route.to_string(), status))
-            .or_default() += 1;
-        let mut lat = lock(&self.latency);
-        let h = lat.entry(route.to_string()).or_default();
-        for (i, b) in BUCKETS_MS.iter().enumerate() {
-            if ms <= *b {
-                h.buckets[i] += 1;
-            }
+        self.requests
+            .get_or_create(&RequestLabels {
+                method: method.to_string(),
+                route: route.to_string(),
+                status,
+            })
+            .inc();
+        self.latency
+            .get_or_create(&RouteLabels {
+                route: route.to_string(),
+            })
+            .observe(ms);
+    }
+
+    /// The counter `webdata_<name>_total`, registered on first use.
+    fn counter(&self, name: &str) -> Counter {
+        let mut counters = lock(&self.counters);
+        if let Some(c) = counters.get(name) {
+            return c.clone();
         }
-        h.count += 1;
-        h.sum_ms += ms;
+        let c = Counter::default();
+        lock(&self.registry).register(format!("webdata_{name}"), name.replace('_', " "), c.clone());
+        counters.insert(name.to_string(), c.clone());
+        c
     }
 
     /// Adds `n` to a named counter (`webdata_<name>_total`).
     pub fn add(&self, name: &str, n: u64) {
-        *lock(&self.counters).entry(name.to_string()).or_default() += n;
+        self.counter(name).inc_by(n);
     }
 
-    /// The text exposition of every metric.
+    /// Raises a named counter to `total`, a count kept elsewhere (the
+    /// browser pool's sessions started).
+    pub fn raise_to(&self, name: &str, total: u64) {
+        let c = self.counter(name);
+        let now = c.get();
+        if total > now {
+            c.inc_by(total - now);
+        }
+    }
+
+    /// The OpenMetrics text of every metric.
     pub fn render(&self) -> String {
         let mut out = String::new();
-        out.push_str("# HELP webdata_http_requests_total HTTP requests answered.\n# TYPE webdata_http_requests_total counter\n");
-        for ((m, r, s), n) in lock(&self.requests).iter() {
-            let _ = writeln!(
-                out,
-                "webdata_http_requests_total{{method=\"{m}\",route=\"{r}\",status=\"{s}\"}} {n}"
-            );
-        }
-        out.push_str("# HELP webdata_http_request_duration_ms Request latency.\n# TYPE webdata_http_request_duration_ms histogram\n");
-        for (r, h) in lock(&self.latency).iter() {
-            for (i, b) in BUCKETS_MS.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "webdata_http_request_duration_ms_bucket{{route=\"{r}\",le=\"{b}\"}} {}",
-                    h.buckets[i]
-                );
-            }
-            let _ = writeln!(
-                out,
-                "webdata_http_request_duration_ms_bucket{{route=\"{r}\",le=\"+Inf\"}} {}",
-                h.count
-            );
-            let _ = writeln!(
-                out,
-                "webdata_http_request_duration_ms_sum{{route=\"{r}\"}} {}",
-                h.sum_ms
-            );
-            let _ = writeln!(
-                out,
-                "webdata_http_request_duration_ms_count{{route=\"{r}\"}} {}",
-                h.count
-            );
-        }
-        for (name, n) in lock(&self.counters).iter() {
-            let _ = writeln!(
-                out,
-                "# TYPE webdata_{name}_total counter\nwebdata_{name}_total {n}"
-            );
+        if encode(&mut out, &lock(&self.registry)).is_err() {
+            out.clear();
         }
         out
     }
@@ -104,15 +136,23 @@ mod tests {
         m.observe_request("POST", "/v1/scrape", 200, 7.0);
         m.observe_request("POST", "/v1/scrape", 200, 700.0);
         m.add("credits_charged", 3);
+        m.raise_to("browser_sessions_started", 4);
+        m.raise_to("browser_sessions_started", 2);
         let text = m.render();
         assert!(text.contains(
             "webdata_http_requests_total{method=\"POST\",route=\"/v1/scrape\",status=\"200\"} 2"
         ));
-        assert!(text
-            .contains("webdata_http_request_duration_ms_bucket{route=\"/v1/scrape\",le=\"10\"} 1"));
+        assert!(
+            text.contains(
+                "webdata_http_request_duration_ms_bucket{le=\"10.0\",route=\"/v1/scrape\"} 1"
+            ),
+            "{text}"
+        );
         assert!(text.contains(
-            "webdata_http_request_duration_ms_bucket{route=\"/v1/scrape\",le=\"1000\"} 2"
+            "webdata_http_request_duration_ms_bucket{le=\"1000.0\",route=\"/v1/scrape\"} 2"
         ));
         assert!(text.contains("webdata_credits_charged_total 3"));
+        assert!(text.contains("webdata_browser_sessions_started_total 4"));
+        assert!(text.ends_with("# EOF\n"), "{text}");
     }
 }

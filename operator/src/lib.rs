@@ -6,5 +6,6 @@
 pub mod build;
 pub use webdata_crd as crd;
 pub mod controller;
+pub mod metrics;
 pub mod phase;
 pub mod scale;

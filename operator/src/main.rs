@@ -182,12 +182,14 @@ async fn serve_ops(
             "/metrics",
             get(move || {
                 let m = metrics.clone();
-                let l = *leader.borrow();
+                m.set_leader(*leader.borrow());
                 async move {
-                    format!(
-                        "# TYPE webdata_operator_leader gauge\nwebdata_operator_leader {}\n{}",
-                        l as u8,
-                        m.render()
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )],
+                        m.render(),
                     )
                 }
             }),

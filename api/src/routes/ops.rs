@@ -26,20 +26,15 @@ pub async fn readyz(State(app): State<AppState>) -> Response {
     }
 }
 
-/// `GET /metrics`: Prometheus text format.
+/// `GET /metrics`: OpenMetrics text.
 pub async fn metrics(State(app): State<AppState>) -> Response {
+    if let Some(b) = app.engine.browser() {
+        app.metrics
+            .raise_to("browser_sessions_started", b.sessions_started());
+    }
     (
-        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        {
-            let mut text = app.metrics.render();
-            if let Some(b) = app.engine.browser() {
-                text.push_str(&format!(
-                    "# TYPE webdata_browser_sessions_started_total counter\nwebdata_browser_sessions_started_total {}\n",
-                    b.sessions_started()
-                ));
-            }
-            text
-        },
+        [(header::CONTENT_TYPE, crate::metrics::CONTENT_TYPE)],
+        app.metrics.render(),
     )
         .into_response()
 }

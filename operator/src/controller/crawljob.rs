@@ -51,8 +51,7 @@ pub async fn reconcile(cj: Arc<CrawlJob>, ctx: Arc<Ctx>) -> Result<Action, Error
     .await
     .map_err(|e| Error::Finalizer(Box::new(e)));
     if result.is_err() {
-        ctx.metrics
-            .inc("webdata_operator_reconcile_errors_total{controller=\"crawljob\"}");
+        ctx.metrics.reconcile_error("crawljob");
     }
     result
 }

@@ -1,12 +1,10 @@
 //! The two controllers (level-triggered: every reconcile reads the store and
 //! the cluster as they are now, so the operator can be killed and restarted
-//! at any moment), their shared context, and the operator's metrics.
+//! at any moment) and their shared context.
 
 pub mod crawljob;
 pub mod workerpool;
 
-use std::collections::BTreeMap;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use kube::runtime::events::Recorder;
@@ -40,51 +38,7 @@ pub struct Settings {
     pub pool_defaults: PoolDefaults,
 }
 
-/// Counters and gauges for `/metrics`.
-#[derive(Debug, Default)]
-pub struct Metrics {
-    values: Mutex<BTreeMap<String, f64>>,
-}
-
-impl Metrics {
-    /// Sets a gauge (`name` may carry labels: `x{pool="a"}`).
-    pub fn set(&self, name: &str, v: f64) {
-        self.values
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .insert(name.to_string(), v);
-    }
-
-    /// Adds to a counter.
-    pub fn inc(&self, name: &str) {
-        *self
-            .values
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .entry(name.to_string())
-            .or_default() += 1.0;
-    }
-
-    /// The text exposition.
-    pub fn render(&self) -> String {
-        let values = self.values.lock().unwrap_or_else(|p| p.into_inner());
-        let mut out = String::new();
-        let mut typed = std::collections::HashSet::new();
-        for (name, v) in values.iter() {
-            let base = name.split('{').next().unwrap_or(name);
-            if typed.insert(base.to_string()) {
-                let kind = if base.ends_with("_total") {
-                    "counter"
-                } else {
-                    "gauge"
-                };
-                out.push_str(&format!("# TYPE {base} {kind}\n"));
-            }
-            out.push_str(&format!("{name} {v}\n"));
-        }
-        out
-    }
-}
+pub use crate::metrics::Metrics;
 
 /// What every reconcile gets.
 pub struct Ctx {

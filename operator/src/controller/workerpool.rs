@@ -36,8 +36,7 @@ fn replicas(d: Option<&Deployment>) -> i32 {
 pub async fn reconcile(wp: Arc<WorkerPool>, ctx: Arc<Ctx>) -> Result<Action, Error> {
     let result = apply(&wp, &ctx).await;
     if result.is_err() {
-        ctx.metrics
-            .inc("webdata_operator_reconcile_errors_total{controller=\"workerpool\"}");
+        ctx.metrics.reconcile_error("workerpool");
     }
     result
 }
@@ -168,22 +167,12 @@ async fn apply(wp: &WorkerPool, ctx: &Ctx) -> Result<Action, Error> {
             st.conditions[0].last_transition_time = o.last_transition_time.clone();
         }
     }
-    let m = &ctx.metrics;
-    m.set(
-        &format!("webdata_operator_backlog{{pool=\"{name}\"}}"),
-        st.backlog as f64,
-    );
-    m.set(
-        &format!("webdata_operator_render_backlog{{pool=\"{name}\"}}"),
-        st.render_backlog as f64,
-    );
-    m.set(
-        &format!("webdata_operator_replicas{{pool=\"{name}\",component=\"worker\"}}"),
-        set_workers as f64,
-    );
-    m.set(
-        &format!("webdata_operator_replicas{{pool=\"{name}\",component=\"browser\"}}"),
-        set_browsers as f64,
+    ctx.metrics.set_pool(
+        &name,
+        st.backlog as i64,
+        st.render_backlog as i64,
+        set_workers as i64,
+        set_browsers as i64,
     );
     if st != old {
         if scaled {
