@@ -1,5 +1,9 @@
 //! The store contract: every test runs against SQLite and against a real
 //! PostgreSQL server (started by `make test`, URL in WEBDATA_TEST_POSTGRES_URL).
+//!
+//! Long by design: a test suite (every store method, each run on both backends).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 use webdata_core::store::{
     CrawlStatus, IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite,

@@ -1,6 +1,10 @@
 //! Issue 7, black-box: GET /v1/brand and the `brand` scrape format against
 //! fixture home pages (tests/fixtures/brand/<site>/) written like real
 //! sites, served on loopback. Images are generated here, deterministically.
+//!
+//! Long by design: a test suite (one area of the spec per file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 mod support;
 

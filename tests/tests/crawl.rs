@@ -1,5 +1,9 @@
 //! Issue 5, black-box: crawls through the real binary against sites served
 //! on loopback, on SQLite and on PostgreSQL.
+//!
+//! Long by design: a test suite (one area of the spec per file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 #[macro_use]
 mod support;

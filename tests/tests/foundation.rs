@@ -1,6 +1,10 @@
 //! Issue 2, black-box: auth, the error envelope on hostile input, credits,
 //! rate and concurrency limits, idempotency, keys, OpenAPI and operations —
 //! each against SQLite and against PostgreSQL.
+//!
+//! Long by design: a test suite (one area of the spec per file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 #[macro_use]
 mod support;

@@ -3,6 +3,10 @@
 //! the real `webdata` (cluster mode), `webdata-operator` and `webdata-worker`
 //! binaries, and the test playing kubelet: it starts one worker process per
 //! replica of the pool's worker Deployment, with the Deployment's env.
+//!
+//! Long by design: a test suite (one area of the spec per file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 #[macro_use]
 mod support;

@@ -1,6 +1,10 @@
 //! Issue 6, black-box: POST /v1/map through the real binary against sites
 //! on loopback: discovery (robots, sitemaps, links, the rendered fallback),
 //! filters, subdomains, ranking, and billing by fetches against the ledger.
+//!
+//! Long by design: a test suite (one area of the spec per file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 #[macro_use]
 mod support;

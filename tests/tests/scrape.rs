@@ -1,6 +1,10 @@
 //! Issue 3, black-box: POST /v1/scrape against pages served on loopback,
 //! through the real binary (SQLite store; the store contract and the
 //! foundation tests cover Postgres).
+//!
+//! Long by design: a test suite (one area of the spec per file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 mod support;
 

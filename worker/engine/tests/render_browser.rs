@@ -4,6 +4,10 @@
 //!
 //! These tests need Chromium and chromedriver; they fail (not skip) without
 //! them: `make test` installs both.
+//!
+//! Long by design: a test suite (one browser shared by the whole file).
+//! Each test stands alone; splitting the file would only add test
+//! binaries to link.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
