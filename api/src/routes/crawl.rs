@@ -6,6 +6,7 @@ use crate::body;
 use crate::context::{request_id, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::idempotency::{self, Claim};
+use crate::services::crawls::{self, owned_crawl};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
@@ -31,13 +32,6 @@ fn job(c: &CrawlRow) -> serde_json::Value {
         "credits_used": 0,
         "request_id": request_id(),
     })
-}
-
-async fn owned_crawl(app: &AppState, caller: &Caller, id: &str) -> ApiResult<CrawlRow> {
-    match app.store.get_crawl(id).await? {
-        Some(c) if c.org_id == caller.org.id => Ok(c),
-        _ => Err(ApiError::not_found(format!("crawl `{id}` does not exist"))),
-    }
 }
 
 /// `POST /v1/crawl`.
@@ -174,17 +168,7 @@ pub async fn get(
         _ => 0,
     };
     let crawl = owned_crawl(&app, &caller, &id).await?;
-    let docs = app.store.crawl_documents(&id, after, limit).await?;
-    let last = docs.last().map(|d| d.0).unwrap_or(after);
-    let boilerplate = webdata_engine::crawl::boilerplate_for(&app.store, &crawl).await;
-    let data: Vec<serde_json::Value> = docs
-        .iter()
-        .map(|(_, _, json)| {
-            let mut d = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
-            webdata_content::boilerplate::strip_document(&mut d, &boilerplate);
-            d
-        })
-        .collect();
+    let (data, last) = crawls::documents_after(&app, &crawl, after, limit).await?;
     let next = if crawl.is_finished() && last >= crawl.doc_seq {
         serde_json::Value::Null
     } else {

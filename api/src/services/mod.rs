@@ -4,6 +4,7 @@
 
 pub mod blobs;
 pub mod brand;
+pub mod crawls;
 pub mod llm;
 pub mod scrape;
 pub mod search;
