@@ -41,7 +41,7 @@ impl Default for Metrics {
         let leader = Gauge::default();
         registry.register(
             "webdata_operator_leader",
-            "1 while this replica holds the leader Lease",
+            "Whether this replica holds the leader Lease (0 or 1)",
             leader.clone(),
         );
         let backlog = Family::<PoolLabels, Gauge>::default();
@@ -150,5 +150,9 @@ mod tests {
             assert!(text.contains(line), "{line} in {text}");
         }
         assert!(text.ends_with("# EOF\n"));
+        // Tests and dashboards read `webdata_operator_leader 1` as a sample;
+        // no help text may contain it.
+        m.set_leader(false);
+        assert!(!m.render().contains("webdata_operator_leader 1"));
     }
 }
