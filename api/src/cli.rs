@@ -418,7 +418,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let dispatcher = crate::webhooks::Dispatcher::new(
         store.clone(),
-        engine.fetcher().guard().clone(),
+        engine.guard().clone(),
         args.webhook_delay_scale,
     )?;
     tokio::spawn(Arc::new(dispatcher).run(stop_tx.subscribe()));

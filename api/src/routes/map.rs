@@ -43,7 +43,7 @@ pub async fn map(
     )
     .await?;
     let budget = map::fetches_for(reserved);
-    match map::map(&app.engine, &req, budget).await {
+    match app.engine.map(&req, budget).await {
         Ok(out) => {
             let cost = map::credits_for(out.fetches).min(reserved);
             let charged = hold.settle(cost).await?;

@@ -110,13 +110,7 @@ async fn save(app: &AppState, domain: &str, stored: &StoredBrand, fetched_at: i6
 /// A fresh lookup, hosted and cached.
 pub async fn fresh(app: &AppState, target: &Target) -> Result<StoredBrand, EngineError> {
     let started = now_ms();
-    let found = brand::lookup(
-        app.engine.fetcher(),
-        app.engine.browser(),
-        target,
-        app.config.brand_timeout,
-    )
-    .await?;
+    let found = app.engine.brand(target, app.config.brand_timeout).await?;
     if found.rendered.is_some() {
         app.metrics.add("brand_renders", 1);
     }
@@ -208,15 +202,10 @@ pub async fn for_scraped_page(
     }
     let started = now_ms();
     let deadline = tokio::time::Instant::now() + app.config.brand_timeout;
-    let found = brand::from_page(
-        app.engine.fetcher(),
-        &domain,
-        &page.html,
-        &page.url,
-        deadline,
-        None,
-    )
-    .await;
+    let found = app
+        .engine
+        .brand_from_page(&domain, &page.html, &page.url, deadline)
+        .await;
     let stored = host(app, found).await;
     if page.url.path() == "/" {
         save(app, &domain, &stored, started).await;

@@ -71,10 +71,47 @@ impl Engine {
         &self.fetcher
     }
 
+    /// The network guard every request passes (the webhook dispatcher
+    /// sends through it too).
+    pub fn guard(&self) -> &NetworkGuard {
+        self.fetcher.guard()
+    }
+
     /// The URL as the network guard accepts it (`blocked_url` otherwise):
     /// the check every entry point makes before any work or charge.
     pub fn check_url(&self, url: &str) -> Result<url::Url, EngineError> {
         Ok(self.fetcher.guard().check_url(url.trim())?)
+    }
+
+    /// Maps a site within `max_fetches` fetches (see [`crate::map::map`]).
+    pub async fn map(
+        &self,
+        req: &webdata_core::types::MapRequest,
+        max_fetches: usize,
+    ) -> Result<crate::map::MapOutcome, EngineError> {
+        crate::map::map(self, req, max_fetches).await
+    }
+
+    /// Reads a host's brand from its home page, rendering it when it needs
+    /// JavaScript and a browser is configured (see [`crate::brand::lookup`]).
+    pub async fn brand(
+        &self,
+        target: &crate::brand::Target,
+        timeout: std::time::Duration,
+    ) -> Result<crate::brand::Found, EngineError> {
+        crate::brand::lookup(&self.fetcher, self.browser.as_ref(), target, timeout).await
+    }
+
+    /// Reads the brand from a home page already fetched (the `brand` format
+    /// of a scrape), fetching only the assets it declares.
+    pub async fn brand_from_page(
+        &self,
+        domain: &str,
+        html: &str,
+        page_url: &url::Url,
+        deadline: tokio::time::Instant,
+    ) -> crate::brand::Found {
+        crate::brand::from_page(&self.fetcher, domain, html, page_url, deadline, None).await
     }
 
     /// Compiles `includePaths`/`excludePaths` (`invalid_request` naming the
