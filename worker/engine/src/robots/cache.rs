@@ -1,24 +1,16 @@
 //! The per-origin cache: each origin's robots.txt fetched once per TTL,
 //! however many callers ask at once.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
-use tokio::sync::OnceCell;
-use tokio::time::Instant;
+use moka::future::Cache;
+use moka::Expiry;
 use url::Url;
 
 use super::http::fetch_robots;
 use super::{Robots, RobotsSource, ROBOTS_FETCH_TIMEOUT, ROBOTS_TTL, UNREACHABLE_TTL};
 use crate::fetch::Fetcher;
-
-/// One cache slot; the `OnceCell` makes concurrent first callers share a fetch.
-#[derive(Default)]
-struct Slot {
-    cell: OnceCell<(Arc<Robots>, Instant)>,
-}
 
 /// A robots.txt lookup: the rules, and whether this call fetched them.
 #[derive(Debug, Clone)]
@@ -29,13 +21,37 @@ pub struct RobotsLookup {
     pub fetched: bool,
 }
 
-/// robots.txt per scheme+host+port, fetched once per TTL however many callers ask.
-pub struct RobotsCache {
-    slots: Mutex<HashMap<String, Arc<Slot>>>,
+/// How long one entry lives: unreachable robots.txt shorter than the rest.
+struct RobotsExpiry {
     ttl: Duration,
     unreachable_ttl: Duration,
+}
+
+impl RobotsExpiry {
+    fn ttl_of(&self, robots: &Robots) -> Duration {
+        match robots.source() {
+            RobotsSource::Unreachable => self.unreachable_ttl,
+            _ => self.ttl,
+        }
+    }
+}
+
+impl Expiry<String, Arc<Robots>> for RobotsExpiry {
+    fn expire_after_create(
+        &self,
+        _key: &String,
+        robots: &Arc<Robots>,
+        _created_at: Instant,
+    ) -> Option<Duration> {
+        Some(self.ttl_of(robots))
+    }
+}
+
+/// robots.txt per scheme+host+port, fetched once per TTL however many callers ask.
+pub struct RobotsCache {
+    /// Concurrent first callers of a key share one fetch (`or_insert_with`).
+    entries: Cache<String, Arc<Robots>>,
     fetch_timeout: Duration,
-    capacity: usize,
 }
 
 impl Default for RobotsCache {
@@ -47,12 +63,16 @@ impl Default for RobotsCache {
 impl RobotsCache {
     /// A cache keeping parsed robots.txt for `ttl` (unreachable ones for at most [`UNREACHABLE_TTL`]).
     pub fn new(ttl: Duration) -> Self {
-        Self {
-            slots: Mutex::new(HashMap::new()),
+        let expiry = RobotsExpiry {
             ttl,
             unreachable_ttl: ttl.min(UNREACHABLE_TTL),
+        };
+        Self {
+            entries: Cache::builder()
+                .max_capacity(10_000)
+                .expire_after(expiry)
+                .build(),
             fetch_timeout: ROBOTS_FETCH_TIMEOUT,
-            capacity: 10_000,
         }
     }
 
@@ -70,53 +90,22 @@ impl RobotsCache {
                 fetched: false,
             };
         };
-        let slot = self.slot(key);
-        let fetched = AtomicBool::new(false);
-        let (robots, _) = slot
-            .cell
-            .get_or_init(|| async {
-                fetched.store(true, Ordering::Relaxed);
-                let robots = fetch_robots(fetcher, url, self.fetch_timeout).await;
-                (Arc::new(robots), Instant::now())
+        let entry = self
+            .entries
+            .entry(key)
+            .or_insert_with(async {
+                Arc::new(fetch_robots(fetcher, url, self.fetch_timeout).await)
             })
             .await;
         RobotsLookup {
-            robots: Arc::clone(robots),
-            fetched: fetched.into_inner(),
+            fetched: entry.is_fresh(),
+            robots: entry.into_value(),
         }
     }
 
     /// Whether `url` may be fetched, per its origin's robots.txt.
     pub async fn is_allowed(&self, fetcher: &Fetcher, url: &Url) -> bool {
         self.get(fetcher, url).await.robots.is_allowed_url(url)
-    }
-
-    fn slot(&self, key: String) -> Arc<Slot> {
-        let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(slot) = slots.get(&key) {
-            if !self.expired(slot) {
-                return Arc::clone(slot);
-            }
-        }
-        if slots.len() >= self.capacity {
-            slots.retain(|_, slot| !self.expired(slot));
-            if slots.len() >= self.capacity {
-                slots.clear();
-            }
-        }
-        let slot = Arc::new(Slot::default());
-        slots.insert(key, Arc::clone(&slot));
-        slot
-    }
-
-    fn expired(&self, slot: &Slot) -> bool {
-        slot.cell.get().is_some_and(|(robots, at)| {
-            let ttl = match robots.source() {
-                RobotsSource::Unreachable => self.unreachable_ttl,
-                _ => self.ttl,
-            };
-            at.elapsed() >= ttl
-        })
     }
 }
 
@@ -127,4 +116,53 @@ pub(super) fn cache_key(url: &Url) -> Option<String> {
         url.host_str()?,
         url.port_or_known_default()?
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unreachable_robots_expire_sooner() {
+        let expiry = RobotsExpiry {
+            ttl: ROBOTS_TTL,
+            unreachable_ttl: ROBOTS_TTL.min(UNREACHABLE_TTL),
+        };
+        let ttl = |robots: Robots| {
+            expiry.expire_after_create(&String::new(), &Arc::new(robots), Instant::now())
+        };
+        assert_eq!(ttl(Robots::disallow_all()), Some(UNREACHABLE_TTL));
+        assert_eq!(ttl(Robots::allow_all()), Some(ROBOTS_TTL));
+        assert_eq!(
+            ttl(Robots::parse(b"User-agent: *\nDisallow: /x\n")),
+            Some(ROBOTS_TTL)
+        );
+    }
+
+    #[tokio::test]
+    async fn an_expired_entry_is_fetched_again() {
+        let cache: Cache<String, Arc<Robots>> = Cache::builder()
+            .expire_after(RobotsExpiry {
+                ttl: Duration::from_secs(2),
+                unreachable_ttl: Duration::from_millis(20),
+            })
+            .build();
+        let get = |robots: fn() -> Robots| {
+            let cache = cache.clone();
+            async move {
+                cache
+                    .entry("k".to_owned())
+                    .or_insert_with(async move { Arc::new(robots()) })
+                    .await
+                    .is_fresh()
+            }
+        };
+        assert!(get(Robots::disallow_all).await);
+        assert!(!get(Robots::disallow_all).await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        // The unreachable entry has expired; an allow-all one lives longer.
+        assert!(get(Robots::allow_all).await);
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        assert!(!get(Robots::allow_all).await);
+    }
 }
