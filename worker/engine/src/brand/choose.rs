@@ -2,9 +2,14 @@
 //! image is a logo or an icon, and which logo and icon are best.
 
 use url::Url;
-use webdata_core::brand::{BrandImage, BrandImageType, ImageBackground, ImageFormat};
+use webdata_core::brand::{
+    Brand, BrandImage, BrandImageType, ColorRole, ImageBackground, ImageFormat,
+};
 
-use super::page::{self, Candidate};
+use super::colors::{self, ColorEvidence};
+use super::fonts::{self, FontEvidence};
+use super::page::{self, Candidate, ImageRef, PageFacts};
+use super::{confidence, socials, MAX_IMAGES};
 
 /// Why the fetched home page should be rendered for its brand, if it should.
 pub fn render_reason(
@@ -147,4 +152,183 @@ pub fn best_icon(logos: &[BrandImage]) -> Option<&BrandImage> {
             };
             (std::cmp::Reverse(side), rank)
         })
+}
+
+/// Colour and font evidence the page and its manifest add to the style
+/// sheets': theme colours, manifest colours, and font families named by
+/// the page or by font-service imports.
+pub(super) fn add_page_evidence(
+    facts: &PageFacts,
+    manifest: &Manifest,
+    imported_fonts: &[String],
+    colour_ev: &mut Vec<ColorEvidence>,
+    font_ev: &mut Vec<FontEvidence>,
+) {
+    for c in facts
+        .theme_colors
+        .iter()
+        .filter_map(|c| colors::parse_color(c))
+    {
+        colour_ev.push(ColorEvidence {
+            color: c,
+            role: ColorRole::Primary,
+            weight: 5,
+        });
+    }
+    if let Some(c) = manifest
+        .theme_color
+        .as_deref()
+        .and_then(colors::parse_color)
+    {
+        colour_ev.push(ColorEvidence {
+            color: c,
+            role: ColorRole::Primary,
+            weight: 4,
+        });
+    }
+    if let Some(c) = manifest
+        .background_color
+        .as_deref()
+        .and_then(colors::parse_color)
+    {
+        colour_ev.push(ColorEvidence {
+            color: c,
+            role: ColorRole::Background,
+            weight: 2,
+        });
+    }
+    for f in facts.font_families.iter().chain(imported_fonts) {
+        font_ev.push(FontEvidence {
+            family: f.clone(),
+            role: None,
+            weight: 2,
+        });
+    }
+}
+
+/// The images worth loading, at most [`MAX_IMAGES`].
+pub(super) fn image_candidates(
+    facts: &PageFacts,
+    manifest: &Manifest,
+    page_url: &Url,
+) -> Vec<Candidate> {
+    // Image candidates, de-duplicated by URL; og:image only when nothing
+    // better names a logo; /favicon.ico when no icon is declared.
+    let mut candidates: Vec<Candidate> = facts.candidates.clone();
+    for u in &manifest.icons {
+        candidates.push(Candidate {
+            image: ImageRef::Url(u.clone()),
+            source: "manifest",
+            wordmark: false,
+        });
+    }
+    if !facts.declared_icon {
+        if let Ok(u) = page_url.join("/favicon.ico") {
+            candidates.push(Candidate {
+                image: ImageRef::Url(u),
+                source: "favicon",
+                wordmark: false,
+            });
+        }
+    }
+    let strong_logo = candidates.iter().any(|c| {
+        matches!(
+            c.source,
+            "header" | "header-dark" | "inline-svg" | "json-ld"
+        )
+    });
+    if strong_logo {
+        candidates.retain(|c| c.source != "og:image");
+    }
+    let mut seen = std::collections::HashSet::new();
+    candidates.retain(|c| match &c.image {
+        ImageRef::Url(u) => seen.insert(u.as_str().to_string()),
+        ImageRef::Inline(m) => seen.insert(m.clone()),
+    });
+    candidates.truncate(MAX_IMAGES);
+    candidates
+}
+
+/// The brand from the evidence and the images loaded: the best logo and
+/// icon, name, description, colours, fonts, socials and confidence.
+pub(super) fn assemble(
+    domain: &str,
+    facts: &PageFacts,
+    manifest: &Manifest,
+    colour_ev: &[ColorEvidence],
+    font_ev: &[FontEvidence],
+    logos: Vec<BrandImage>,
+) -> Brand {
+    let logo = best_logo(&logos).cloned();
+    let icon = best_icon(&logos).cloned();
+
+    let (name, name_level) = if let Some(n) = facts
+        .og_site_name
+        .clone()
+        .or(facts.ld_name.clone())
+        .or(facts.app_name.clone())
+        .or(manifest.name.clone())
+    {
+        (Some(n), 2)
+    } else if let Some(n) = facts
+        .title
+        .as_deref()
+        .and_then(|t| page::name_from_title(t, domain))
+    {
+        (Some(n), 1)
+    } else {
+        (None, 0)
+    };
+    let description = facts.description.clone().or(manifest.description.clone());
+    let colors = colors::choose(colour_ev);
+    let primary_level = colors
+        .iter()
+        .find(|c| c.role == Some(ColorRole::Primary))
+        .map(|p| {
+            let strong = colour_ev
+                .iter()
+                .any(|e| e.role == ColorRole::Primary && e.weight >= 4 && e.color.hex() == p.hex);
+            if strong {
+                2
+            } else {
+                1
+            }
+        })
+        .unwrap_or(0);
+    let fonts = fonts::choose(font_ev);
+    let socials = socials::collect(facts.social_links.iter().map(String::as_str));
+    let signals = confidence::Signals {
+        name: name_level,
+        logo: match &logo {
+            Some(l) if l.source == "og:image" => 1,
+            Some(_) => 2,
+            None => 0,
+        },
+        icon_px: icon
+            .as_ref()
+            .map(|i| {
+                if i.format == ImageFormat::Svg {
+                    1024
+                } else {
+                    i.width.min(i.height)
+                }
+            })
+            .unwrap_or(0),
+        primary: primary_level,
+        fonts: fonts.iter().any(|f| f.role.is_some()),
+        description: description.is_some(),
+        socials: !socials.is_empty(),
+    };
+    Brand {
+        domain: domain.to_string(),
+        name,
+        description,
+        logo,
+        icon,
+        logos,
+        colors,
+        fonts,
+        socials,
+        confidence: confidence::confidence(&signals),
+    }
 }

@@ -1,6 +1,6 @@
 use super::choose::*;
-use super::*;
 use super::page::{Candidate, ImageRef};
+use super::*;
 use url::Url;
 use webdata_core::brand::{BrandImage, BrandImageType, ImageBackground};
 
