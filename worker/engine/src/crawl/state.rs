@@ -33,7 +33,7 @@ pub(super) struct RunnerState {
     host_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
     /// Crawl rows read in the last [`ROW_TTL`], so a page does not cost a
     /// store read before it starts (its commit re-checks the status).
-    rows: Mutex<HashMap<String, (std::time::Instant, CrawlRow)>>,
+    rows: moka::sync::Cache<String, CrawlRow>,
     /// Per crawl, the URL keys this runner already handed to the frontier:
     /// links to them are not sent to the store again.
     enqueued: Mutex<HashMap<String, HashSet<String>>>,
@@ -45,7 +45,7 @@ impl RunnerState {
             plans: Mutex::new(HashMap::new()),
             hosts: Mutex::new(HashMap::new()),
             host_slots: Mutex::new(HashMap::new()),
-            rows: Mutex::new(HashMap::new()),
+            rows: moka::sync::Cache::builder().time_to_live(ROW_TTL).build(),
             enqueued: Mutex::new(HashMap::new()),
         }
     }
@@ -114,24 +114,14 @@ impl RunnerState {
 
     /// The crawl row read in the last [`ROW_TTL`], if any.
     pub(super) fn cached_row(&self, id: &str) -> Option<CrawlRow> {
-        if let Some((at, row)) = self.rows.lock().unwrap_or_else(|p| p.into_inner()).get(id) {
-            if at.elapsed() < ROW_TTL {
-                return Some(row.clone());
-            }
-        }
-        None
+        self.rows.get(id)
     }
 
     /// Keeps a crawl row just read from the store (`None`: the crawl is gone).
     pub(super) fn keep_row(&self, id: &str, row: &Option<CrawlRow>) {
-        let mut rows = self.rows.lock().unwrap_or_else(|p| p.into_inner());
         match row {
-            Some(r) => {
-                rows.insert(id.to_string(), (std::time::Instant::now(), r.clone()));
-            }
-            None => {
-                rows.remove(id);
-            }
+            Some(r) => self.rows.insert(id.to_string(), r.clone()),
+            None => self.rows.invalidate(id),
         }
     }
 
@@ -157,13 +147,68 @@ impl RunnerState {
 
     /// Drops what this runner remembers about a finished crawl.
     pub(super) fn forget(&self, id: &str) {
-        self.rows
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .remove(id);
+        self.rows.invalidate(id);
         self.enqueued
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str) -> CrawlRow {
+        CrawlRow {
+            id: id.into(),
+            org_id: "o".into(),
+            key_id: None,
+            status: "running".into(),
+            url: "https://a.test/".into(),
+            request: "{}".into(),
+            max_pages: 10,
+            created_at: 0,
+            started_at: None,
+            finished_at: None,
+            total: 0,
+            completed: 0,
+            failed: 0,
+            credits_used: 0,
+            doc_seq: 0,
+            event_seq: 0,
+            error_code: None,
+            error_message: None,
+            pool: "default".into(),
+            admitted: true,
+            renders: false,
+            launcher: "local".into(),
+        }
+    }
+
+    #[test]
+    fn crawl_rows_are_kept_for_row_ttl_and_forgotten_on_demand() {
+        let state = RunnerState::new();
+        assert_eq!(state.cached_row("c1"), None);
+        state.keep_row("c1", &Some(row("c1")));
+        state.keep_row("c2", &Some(row("c2")));
+        assert_eq!(state.cached_row("c1"), Some(row("c1")));
+        state.keep_row("c2", &None);
+        assert_eq!(state.cached_row("c2"), None);
+        state.forget("c1");
+        assert_eq!(state.cached_row("c1"), None);
+        state.keep_row("c1", &Some(row("c1")));
+        std::thread::sleep(ROW_TTL + Duration::from_millis(50));
+        assert_eq!(state.cached_row("c1"), None);
+    }
+
+    #[test]
+    fn enqueued_keys_are_per_crawl() {
+        let state = RunnerState::new();
+        state.mark_enqueued("c1", vec!["k".into()]);
+        assert!(state.is_enqueued("c1", "k"));
+        assert!(!state.is_enqueued("c2", "k"));
+        state.forget("c1");
+        assert!(!state.is_enqueued("c1", "k"));
     }
 }
