@@ -1,3 +1,5 @@
+//! Tests of the brand choices: logo and icon ranking, image types, render reasons, manifests.
+
 use super::choose::*;
 use super::page::{Candidate, ImageRef};
 use super::*;

@@ -1,3 +1,5 @@
+//! Tests of body decoding and request headers.
+
 use super::*;
 
 fn decode(body: &[u8], content_type: Option<&str>) -> (String, &'static str) {

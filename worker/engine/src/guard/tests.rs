@@ -1,3 +1,5 @@
+//! Tests of the network guard: refused notations, allow-lists, DNS answers.
+
 use super::*;
 use std::net::Ipv4Addr;
 use url::{Host, Url};

@@ -1,3 +1,5 @@
+//! Tests of map's credits, budget, found URLs and page detection.
+
 use super::ctx::looks_like_page;
 use super::found::TITLE_LINK_TEXT;
 use super::*;

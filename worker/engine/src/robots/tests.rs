@@ -1,3 +1,5 @@
+//! Tests of robots.txt parsing and matching (RFC 9309 and Google's examples).
+
 use super::cache::cache_key;
 use super::parse::MAX_LINE_BYTES;
 use super::*;

@@ -1,3 +1,5 @@
+//! Tests of the scrape options: site markdown check, cache key, Accept-Language.
+
 use super::{accept_language, cache_key};
 use webdata_core::types::ScrapeRequest;
 

@@ -1,3 +1,5 @@
+//! Tests of sitemap parsing (XML, text, gzip, limits) and discovery.
+
 use std::collections::HashMap;
 use std::io::Write;
 use std::sync::{Arc, Mutex};

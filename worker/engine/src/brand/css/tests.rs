@@ -1,3 +1,5 @@
+//! Tests of the CSS reader and its colour and font evidence.
+
 use super::*;
 use crate::brand::colors::ColorEvidence;
 use crate::brand::colors::Rgb;

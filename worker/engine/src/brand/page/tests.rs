@@ -1,3 +1,5 @@
+//! Tests of reading a home page's brand facts.
+
 use super::*;
 
 #[test]
