@@ -1,0 +1,101 @@
+//! A crawl's beginning and end: seeding queued crawls (start URL, robots.txt
+//! sitemaps, `/sitemap.xml`) and finishing crawls whose frontier drained.
+
+use std::time::Duration;
+
+use url::Url;
+use webdata_core::store::crawl::status;
+use webdata_core::store::CrawlStatus;
+use webdata_core::types::SitemapMode;
+
+use super::{new_url, CrawlRunner};
+use crate::sitemap::{self, SitemapFetchPolicy};
+
+impl CrawlRunner {
+    pub(super) async fn seed_queued(&self) -> Result<(), webdata_core::StoreError> {
+        for crawl in self.store.seedable_crawls(self.cfg.pool.as_deref()).await? {
+            if !self.store.start_crawl(&crawl.id).await? {
+                continue;
+            }
+            let plan = match self.state.plan(&crawl) {
+                Ok(p) => p,
+                Err(msg) => {
+                    self.store
+                        .finish_crawl(&crawl.id, CrawlStatus::Failed, Some(("internal", &msg)))
+                        .await?;
+                    continue;
+                }
+            };
+            // The start URL goes in first, leased to us, so the crawl does not
+            // look drained to another runner while robots.txt and sitemaps
+            // are read (that runner would finish it empty).
+            let start = new_url(&plan.start, 0, "start");
+            let hold = self
+                .store
+                .hold_for_seeding(&crawl.id, &start, &self.cfg.worker_id, self.cfg.lease_ms)
+                .await?;
+            let mut urls = Vec::new();
+            let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
+            let robots = self.robots(&plan.start).await;
+            let max_depth = plan.request.max_depth;
+            if plan.request.sitemap() != SitemapMode::Skip && max_depth != Some(0) {
+                let starts = sitemap::default_sitemap_urls(&plan.start, robots.sitemaps());
+                let fetcher = self.engine.fetcher().clone();
+                let policy = SitemapFetchPolicy {
+                    max_urls: (plan.request.limit() as usize).saturating_mul(4).max(1000),
+                    ..Default::default()
+                };
+                let found = sitemap::discover(starts, &policy, |u: Url| {
+                    let f = fetcher.clone();
+                    async move {
+                        let req =
+                            crate::fetch::FetchRequest::new(u.as_str(), Duration::from_secs(20));
+                        match f.fetch(&req).await {
+                            Ok(r) if r.status < 400 => Some(r.body),
+                            _ => None,
+                        }
+                    }
+                })
+                .await;
+                for su in found.urls {
+                    if let Ok(u) = Url::parse(&su.loc) {
+                        if self.wanted(&plan, &u, ignore_robots).await {
+                            urls.push(new_url(&u, 1, "sitemap"));
+                        }
+                    }
+                }
+            }
+            let keep_start = plan.request.sitemap() != SitemapMode::Only
+                || urls.iter().any(|u| u.key == start.key);
+            if keep_start && hold.is_none() {
+                urls.insert(0, start);
+            }
+            self.store.enqueue_urls(&crawl.id, &urls).await?;
+            if let Some(hold) = hold {
+                self.store.end_seeding(&hold, keep_start).await?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) async fn finish_drained(&self) -> Result<(), webdata_core::StoreError> {
+        for crawl in self.store.crawls_in(status::RUNNING).await? {
+            if self.store.frontier_pending(&crawl.id).await? == 0 {
+                let (final_status, error) = if crawl.completed == 0 && crawl.failed > 0 {
+                    (
+                        CrawlStatus::Failed,
+                        Some(("fetch_failed", "no page of the crawl could be scraped")),
+                    )
+                } else {
+                    (CrawlStatus::Completed, None)
+                };
+                self.store
+                    .finish_crawl(&crawl.id, final_status, error)
+                    .await?;
+                self.state.drop_plan(&crawl.id);
+                self.state.forget(&crawl.id);
+            }
+        }
+        Ok(())
+    }
+}

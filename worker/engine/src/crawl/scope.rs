@@ -1,0 +1,46 @@
+//! Which URLs a crawl wants (same site, path filter, robots.txt) and how
+//! politely a host is visited (its `Crawl-delay`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use url::Url;
+
+use super::state::Plan;
+use super::CrawlRunner;
+use crate::robots::Robots;
+use crate::urlnorm;
+
+impl CrawlRunner {
+    pub(super) async fn robots(&self, url: &Url) -> Arc<Robots> {
+        self.engine.robots_for(url).await
+    }
+
+    /// Same site, path filter, robots.
+    pub(super) async fn wanted(&self, plan: &Plan, u: &Url, ignore_robots: bool) -> bool {
+        if !urlnorm::same_site(
+            &plan.start,
+            u,
+            plan.request.allow_subdomains.unwrap_or(false),
+        ) {
+            return false;
+        }
+        if !plan.filter.allows(u) {
+            return false;
+        }
+        ignore_robots || self.robots(u).await.is_allowed_url(u)
+    }
+
+    pub(super) async fn polite(&self, url: &Url, ignore_robots: bool) {
+        if ignore_robots {
+            return;
+        }
+        let Some(delay) = self.robots(url).await.crawl_delay() else {
+            return;
+        };
+        let delay = delay.min(Duration::from_secs(30));
+        let host = url.host_str().unwrap_or("").to_string();
+        let wait_until = self.state.book_visit(host, delay);
+        tokio::time::sleep_until(wait_until).await;
+    }
+}

@@ -1,0 +1,214 @@
+//! What a runner remembers between pages: parsed crawl plans, when each
+//! host may be visited next and its page slots, crawl rows read recently,
+//! and the URL keys already sent to the frontier.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio::sync::Semaphore;
+use url::Url;
+use webdata_core::store::CrawlRow;
+use webdata_core::types::{CrawlRequest, Format};
+
+use crate::glob::PathFilter;
+
+/// A crawl's parsed request, ready to use.
+pub(super) struct Plan {
+    pub(super) request: CrawlRequest,
+    pub(super) start: Url,
+    pub(super) filter: PathFilter,
+    pub(super) user_wants_links: bool,
+}
+
+/// How long a cached crawl row is used (a cancel stops new pages within this).
+const ROW_TTL: Duration = Duration::from_millis(200);
+/// Keys remembered per crawl before the memory is cleared and refilled.
+const ENQUEUED_MAX: usize = 1_000_000;
+
+/// The runner's memory, shared by its page tasks.
+pub(super) struct RunnerState {
+    plans: Mutex<HashMap<String, Arc<Plan>>>,
+    hosts: Mutex<HashMap<String, tokio::time::Instant>>,
+    host_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
+    /// Crawl rows read in the last [`ROW_TTL`], so a page does not cost a
+    /// store read before it starts (its commit re-checks the status).
+    rows: moka::sync::Cache<String, CrawlRow>,
+    /// Per crawl, the URL keys this runner already handed to the frontier:
+    /// links to them are not sent to the store again.
+    enqueued: Mutex<HashMap<String, HashSet<String>>>,
+}
+
+impl RunnerState {
+    pub(super) fn new() -> Self {
+        RunnerState {
+            plans: Mutex::new(HashMap::new()),
+            hosts: Mutex::new(HashMap::new()),
+            host_slots: Mutex::new(HashMap::new()),
+            rows: moka::sync::Cache::builder().time_to_live(ROW_TTL).build(),
+            enqueued: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The crawl's parsed request, parsed once per runner.
+    pub(super) fn plan(&self, crawl: &CrawlRow) -> Result<Arc<Plan>, String> {
+        if let Some(p) = self
+            .plans
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(&crawl.id)
+        {
+            return Ok(p.clone());
+        }
+        let request: CrawlRequest = serde_json::from_str(&crawl.request)
+            .map_err(|e| format!("stored crawl request is unreadable: {e}"))?;
+        let start = Url::parse(&request.url).map_err(|e| format!("start URL: {e}"))?;
+        let filter = PathFilter::new(
+            request.include_paths.as_deref().unwrap_or_default(),
+            request.exclude_paths.as_deref().unwrap_or_default(),
+        )
+        .map_err(|e| e.to_string())?;
+        let user_wants_links = request
+            .scrape_options
+            .as_ref()
+            .is_some_and(|o| o.formats().contains(&Format::Links));
+        let plan = Arc::new(Plan {
+            request,
+            start,
+            filter,
+            user_wants_links,
+        });
+        self.plans
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(crawl.id.clone(), plan.clone());
+        Ok(plan)
+    }
+
+    /// Forgets a finished crawl's plan.
+    pub(super) fn drop_plan(&self, id: &str) {
+        self.plans
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+
+    /// When the next page of `host` may start, `delay` after the one
+    /// before it; books that time, so the page after waits `delay` more.
+    pub(super) fn book_visit(&self, host: String, delay: Duration) -> tokio::time::Instant {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let now = tokio::time::Instant::now();
+        let next = hosts.get(&host).copied().unwrap_or(now).max(now);
+        hosts.insert(host, next + delay);
+        next
+    }
+
+    /// The semaphore bounding the pages fetched at once from `host`.
+    pub(super) fn host_slot(&self, host: &str, per_host: usize) -> Arc<Semaphore> {
+        let mut slots = self.host_slots.lock().unwrap_or_else(|p| p.into_inner());
+        slots
+            .entry(host.to_string())
+            .or_insert_with(|| Arc::new(Semaphore::new(per_host.max(1))))
+            .clone()
+    }
+
+    /// The crawl row read in the last [`ROW_TTL`], if any.
+    pub(super) fn cached_row(&self, id: &str) -> Option<CrawlRow> {
+        self.rows.get(id)
+    }
+
+    /// Keeps a crawl row just read from the store (`None`: the crawl is gone).
+    pub(super) fn keep_row(&self, id: &str, row: &Option<CrawlRow>) {
+        match row {
+            Some(r) => self.rows.insert(id.to_string(), r.clone()),
+            None => self.rows.invalidate(id),
+        }
+    }
+
+    /// Whether this runner already handed `key` of crawl `id` to the frontier.
+    pub(super) fn is_enqueued(&self, id: &str, key: &str) -> bool {
+        self.enqueued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .is_some_and(|k| k.contains(key))
+    }
+
+    /// Remembers keys of crawl `id` that are in the frontier now (cleared
+    /// past [`ENQUEUED_MAX`]).
+    pub(super) fn mark_enqueued(&self, id: &str, keys: Vec<String>) {
+        let mut enqueued = self.enqueued.lock().unwrap_or_else(|p| p.into_inner());
+        let known = enqueued.entry(id.to_string()).or_default();
+        if known.len() > ENQUEUED_MAX {
+            known.clear();
+        }
+        known.extend(keys);
+    }
+
+    /// Drops what this runner remembers about a finished crawl.
+    pub(super) fn forget(&self, id: &str) {
+        self.rows.invalidate(id);
+        self.enqueued
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(id: &str) -> CrawlRow {
+        CrawlRow {
+            id: id.into(),
+            org_id: "o".into(),
+            key_id: None,
+            status: "running".into(),
+            url: "https://a.test/".into(),
+            request: "{}".into(),
+            max_pages: 10,
+            created_at: 0,
+            started_at: None,
+            finished_at: None,
+            total: 0,
+            completed: 0,
+            failed: 0,
+            credits_used: 0,
+            doc_seq: 0,
+            event_seq: 0,
+            error_code: None,
+            error_message: None,
+            pool: "default".into(),
+            admitted: true,
+            renders: false,
+            launcher: "local".into(),
+        }
+    }
+
+    #[test]
+    fn crawl_rows_are_kept_for_row_ttl_and_forgotten_on_demand() {
+        let state = RunnerState::new();
+        assert_eq!(state.cached_row("c1"), None);
+        state.keep_row("c1", &Some(row("c1")));
+        state.keep_row("c2", &Some(row("c2")));
+        assert_eq!(state.cached_row("c1"), Some(row("c1")));
+        state.keep_row("c2", &None);
+        assert_eq!(state.cached_row("c2"), None);
+        state.forget("c1");
+        assert_eq!(state.cached_row("c1"), None);
+        state.keep_row("c1", &Some(row("c1")));
+        std::thread::sleep(ROW_TTL + Duration::from_millis(50));
+        assert_eq!(state.cached_row("c1"), None);
+    }
+
+    #[test]
+    fn enqueued_keys_are_per_crawl() {
+        let state = RunnerState::new();
+        state.mark_enqueued("c1", vec!["k".into()]);
+        assert!(state.is_enqueued("c1", "k"));
+        assert!(!state.is_enqueued("c2", "k"));
+        state.forget("c1");
+        assert!(!state.is_enqueued("c1", "k"));
+    }
+}
