@@ -1,0 +1,328 @@
+//! The `webdata` command line: `serve`, `keys …`, `orgs …`, `openapi`.
+
+mod scrape;
+mod serve;
+
+use crate::config::{ServeArgs, StoreArgs};
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use webdata_core::store::{NewOrganization, OrgUpdate};
+use webdata_core::Store;
+
+pub use scrape::scrape_once;
+pub use serve::serve;
+
+/// webdata: scrape pages into LLM-ready formats behind a JSON API.
+#[derive(Debug, Parser)]
+#[command(name = "webdata", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Top-level commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the API server (single machine: embedded SQLite, in-process workers).
+    Serve(Box<ServeArgs>),
+    /// Create, list, rotate and revoke API keys.
+    Keys {
+        #[command(subcommand)]
+        cmd: KeysCmd,
+    },
+    /// Create, list, show and update organizations (credits, caps, limits).
+    Orgs {
+        #[command(subcommand)]
+        cmd: OrgsCmd,
+    },
+    /// Print the OpenAPI document.
+    Openapi,
+    /// Scrape one URL with the same engine, without a server, and print it.
+    Scrape(ScrapeArgs),
+    /// Webhook signing secrets and endpoints.
+    Webhooks {
+        #[command(subcommand)]
+        cmd: WebhooksCmd,
+    },
+}
+
+/// `webdata webhooks …`
+#[derive(Debug, Subcommand)]
+pub enum WebhooksCmd {
+    /// Print the organization's signing secret(s) for crawl webhooks.
+    Secret {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+    },
+    /// Rotate the signing secret; the old one keeps signing for --overlap-hours.
+    RotateSecret {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long, default_value_t = 24)]
+        overlap_hours: i64,
+    },
+    /// Register an endpoint that receives every crawl event of the organization.
+    AddEndpoint {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        url: String,
+    },
+    /// List dead letters (deliveries that gave up).
+    DeadLetters {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+    },
+}
+
+/// `webdata scrape URL`.
+#[derive(Debug, clap::Args)]
+pub struct ScrapeArgs {
+    /// The page to scrape.
+    pub url: String,
+    /// Formats to return (repeat or comma-separate): markdown, html, rawHtml, text, links, chunks, metadata.
+    #[arg(long = "format", short = 'f', value_delimiter = ',')]
+    pub formats: Vec<String>,
+    /// Print the whole Document as JSON instead of the first text format.
+    #[arg(long)]
+    pub json: bool,
+    /// Keep the whole page, not only the main content.
+    #[arg(long)]
+    pub full_page: bool,
+    /// Skip the robots.txt check.
+    #[arg(long)]
+    pub ignore_robots: bool,
+    /// Whole-scrape timeout in milliseconds.
+    #[arg(long, default_value_t = 30_000)]
+    pub timeout: i64,
+    /// Private networks the scrape may reach (CIDRs or `true`).
+    #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
+    pub allow_private_networks: Option<String>,
+}
+
+/// `webdata keys …`
+#[derive(Debug, Subcommand)]
+pub enum KeysCmd {
+    /// Create a key for an organization; the key is printed once.
+    Create {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        name: String,
+    },
+    /// List an organization's keys (prefixes only).
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        /// Include playground keys.
+        #[arg(long)]
+        all: bool,
+    },
+    /// Replace a key with a new one of the same name; the old one is revoked.
+    Rotate {
+        #[command(flatten)]
+        store: StoreArgs,
+        key_id: String,
+    },
+    /// Revoke a key.
+    Revoke {
+        #[command(flatten)]
+        store: StoreArgs,
+        key_id: String,
+    },
+    /// Mint a playground key (1 hour, 20 requests/minute, 2 concurrent, 50 credits).
+    Playground {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        person: String,
+    },
+    /// Print a fresh random key (for WEBDATA_BOOTSTRAP_KEY); stores nothing.
+    Generate,
+}
+
+/// `webdata orgs …`
+#[derive(Debug, Subcommand)]
+pub enum OrgsCmd {
+    /// Create an organization.
+    Create {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value_t = 0)]
+        credits: i64,
+        #[arg(long)]
+        spend_cap: Option<i64>,
+        #[arg(long)]
+        rate_limit: Option<i64>,
+        #[arg(long)]
+        concurrency: Option<i64>,
+    },
+    /// List organizations.
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Show one organization.
+    Show {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+    },
+    /// Change credits, spend cap or plan limits.
+    Update {
+        #[command(flatten)]
+        store: StoreArgs,
+        id: String,
+        #[arg(long)]
+        credits: Option<i64>,
+        #[arg(long, allow_negative_numbers = true)]
+        add_credits: Option<i64>,
+        #[arg(long)]
+        spend_cap: Option<i64>,
+        #[arg(long, conflicts_with = "spend_cap")]
+        no_spend_cap: bool,
+        #[arg(long)]
+        rate_limit: Option<i64>,
+        #[arg(long)]
+        concurrency: Option<i64>,
+    },
+}
+
+fn print_json(v: &impl serde::Serialize) -> anyhow::Result<()> {
+    println!("{}", serde_json::to_string_pretty(v)?);
+    Ok(())
+}
+
+async fn open(store: &StoreArgs) -> anyhow::Result<Store> {
+    Store::connect(&store.database_url)
+        .await
+        .with_context(|| format!("could not open the store at {}", store.database_url))
+}
+
+/// Runs the parsed command line.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve(*args).await,
+        Command::Openapi => print_json(&crate::app::openapi_document()),
+        Command::Scrape(args) => scrape_once(args).await,
+        Command::Webhooks { cmd } => match cmd {
+            WebhooksCmd::Secret { store, org } => {
+                print_json(&open(&store).await?.signing_secrets(&org).await?)
+            }
+            WebhooksCmd::RotateSecret {
+                store,
+                org,
+                overlap_hours,
+            } => {
+                let s = open(&store)
+                    .await?
+                    .rotate_webhook_secret(&org, overlap_hours * 3_600_000)
+                    .await?;
+                print_json(
+                    &serde_json::json!({ "secret": s, "previousValidForHours": overlap_hours }),
+                )
+            }
+            WebhooksCmd::AddEndpoint { store, org, url } => {
+                webdata_core::validate::check_url("url", &url)
+                    .map_err(|e| anyhow::anyhow!(e.message))?;
+                print_json(
+                    &open(&store)
+                        .await?
+                        .create_webhook_endpoint(&org, &url)
+                        .await?,
+                )
+            }
+            WebhooksCmd::DeadLetters { store, org } => print_json(
+                &open(&store)
+                    .await?
+                    .deliveries(&org, Some("dead"), 100)
+                    .await?,
+            ),
+        },
+        Command::Keys { cmd } => match cmd {
+            KeysCmd::Create { store, org, name } => {
+                print_json(&open(&store).await?.create_key(&org, &name).await?)
+            }
+            KeysCmd::List { store, org, all } => {
+                print_json(&open(&store).await?.list_keys(&org, all).await?)
+            }
+            KeysCmd::Rotate { store, key_id } => {
+                print_json(&open(&store).await?.rotate_key(&key_id).await?)
+            }
+            KeysCmd::Revoke { store, key_id } => {
+                print_json(&open(&store).await?.revoke_key(&key_id).await?)
+            }
+            KeysCmd::Playground { store, org, person } => print_json(
+                &open(&store)
+                    .await?
+                    .create_playground_key(&org, &person)
+                    .await?,
+            ),
+            KeysCmd::Generate => {
+                println!("{}", webdata_core::store::generate_key());
+                Ok(())
+            }
+        },
+        Command::Orgs { cmd } => match cmd {
+            OrgsCmd::Create {
+                store,
+                name,
+                credits,
+                spend_cap,
+                rate_limit,
+                concurrency,
+            } => {
+                let new = NewOrganization {
+                    name,
+                    credits,
+                    spend_cap,
+                    rate_limit_per_minute: rate_limit,
+                    concurrency_limit: concurrency,
+                };
+                print_json(&open(&store).await?.create_org(&new).await?)
+            }
+            OrgsCmd::List { store } => print_json(&open(&store).await?.list_orgs().await?),
+            OrgsCmd::Show { store, id } => print_json(&open(&store).await?.get_org(&id).await?),
+            OrgsCmd::Update {
+                store,
+                id,
+                credits,
+                add_credits,
+                spend_cap,
+                no_spend_cap,
+                rate_limit,
+                concurrency,
+            } => {
+                let up = OrgUpdate {
+                    name: None,
+                    credits,
+                    add_credits,
+                    spend_cap: if no_spend_cap {
+                        Some(None)
+                    } else {
+                        spend_cap.map(Some)
+                    },
+                    rate_limit_per_minute: rate_limit,
+                    concurrency_limit: concurrency,
+                };
+                print_json(&open(&store).await?.update_org(&id, &up).await?)
+            }
+        },
+    }
+}

@@ -1,0 +1,216 @@
+//! `webdata serve`: logs, the store and its bootstrap organization, the
+//! engine, providers, crawl runner, webhook dispatcher and janitor, then
+//! the HTTP server until a shutdown signal.
+
+use super::open;
+use crate::app::router;
+use crate::config::{Config, ServeArgs};
+use crate::metrics::Metrics;
+use crate::state::AppState;
+use anyhow::Context;
+use std::sync::Arc;
+use webdata_core::store::NewOrganization;
+use webdata_core::Store;
+
+fn init_logs(format: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    if format == "json" {
+        let _ = builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .try_init();
+    } else {
+        let _ = builder.try_init();
+    }
+}
+
+/// Creates the default organization on an empty store. Returns the key to
+/// show when one was generated here.
+async fn bootstrap(store: &Store, args: &ServeArgs) -> anyhow::Result<Option<String>> {
+    if !store.is_empty().await? {
+        return Ok(None);
+    }
+    let org = store
+        .create_org(&NewOrganization {
+            name: "default".into(),
+            credits: args.bootstrap_credits,
+            ..Default::default()
+        })
+        .await?;
+    let (secret, generated) = match &args.bootstrap_key {
+        Some(k) if !k.is_empty() => (k.clone(), false),
+        _ => (webdata_core::store::generate_key(), true),
+    };
+    store
+        .create_key_with_secret(&org.id, "bootstrap", &secret)
+        .await
+        .context("WEBDATA_BOOTSTRAP_KEY")?;
+    tracing::info!(org = %org.id, credits = args.bootstrap_credits, "created the default organization");
+    Ok(generated.then_some(secret))
+}
+
+/// `webdata serve`.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_logs(&args.log_format);
+    let store = open(&args.store).await?;
+    let shown_key = bootstrap(&store, &args).await?;
+    let mut config = Config::from_args(&args);
+    config.blob_key = store
+        .setting_or_init("blob_signing_key", webdata_core::store::generate_key)
+        .await?;
+    let config = Arc::new(config);
+    let guard =
+        webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
+            .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    let resolver =
+        webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
+            .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;
+    let engine = webdata_engine::Engine::with_resolver(guard.clone(), Arc::new(resolver))
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let browser =
+        webdata_engine::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
+    let engine = engine.with_browser(browser);
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let kube_mode =
+        crate::kube::Mode::parse(&args.kube).map_err(|e| anyhow::anyhow!("WEBDATA_KUBE: {e}"))?;
+    let kube = if kube_mode.enabled() {
+        let l = crate::kube::Launcher::connect(args.kube_namespace.clone(), args.kube_pool.clone())
+            .await?;
+        tracing::info!(namespace = %l.namespace, pool = %l.pool, "cluster mode: crawls run as CrawlJobs");
+        Some(l)
+    } else {
+        None
+    };
+    // In cluster mode the pool's workers run crawls, not this process.
+    let runner = if args.worker_concurrency > 0 && kube.is_none() {
+        let cfg = webdata_engine::crawl::RunnerConfig {
+            concurrency: args.worker_concurrency,
+            worker_id: format!(
+                "api-{}-{}",
+                std::process::id(),
+                webdata_core::store::new_id("w")
+            ),
+            ..Default::default()
+        };
+        let runner = webdata_engine::crawl::CrawlRunner::new(store.clone(), engine.clone(), cfg);
+        tokio::spawn(runner.clone().run(stop_rx));
+        Some(runner)
+    } else {
+        None
+    };
+    let dispatcher = crate::webhooks::Dispatcher::new(
+        store.clone(),
+        engine.guard().clone(),
+        args.webhook_delay_scale,
+    )?;
+    tokio::spawn(Arc::new(dispatcher).run(stop_tx.subscribe()));
+    let state = AppState {
+        store: store.clone(),
+        config: config.clone(),
+        metrics: Arc::new(Metrics::default()),
+        engine,
+        runner,
+        kube,
+        search: search_provider(&args)?,
+        model: chat_model(&args)?,
+    };
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    if let Some(key) = shown_key {
+        eprintln!(
+            "\nwebdata: created organization 'default' with {} credits.",
+            args.bootstrap_credits
+        );
+        eprintln!("API key (shown once, store it now): {key}");
+        eprintln!(
+            "Try: curl -s http://{addr}/v1/team/credit-usage -H 'Authorization: Bearer {key}'\n"
+        );
+    }
+    spawn_janitor(store.clone(), config.request_timeout.as_millis() as i64);
+    tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
+    eprintln!("webdata listening on http://{addr}");
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(webdata_engine::shutdown::signal())
+        .await?;
+    let _ = stop_tx.send(true);
+    Ok(())
+}
+
+/// The search provider `WEBDATA_SEARXNG_URL` names, if any.
+fn search_provider(
+    args: &ServeArgs,
+) -> anyhow::Result<Option<Arc<dyn crate::services::search::SearchProvider>>> {
+    let Some(url) = args.searxng_url.as_deref().filter(|u| !u.trim().is_empty()) else {
+        return Ok(None);
+    };
+    let p = crate::services::search::Searxng::new(
+        url,
+        std::time::Duration::from_millis(args.search_timeout_ms.max(100)),
+    )?;
+    tracing::info!(provider = "searxng", "search enabled");
+    Ok(Some(Arc::new(p)))
+}
+
+/// The extract model `WEBDATA_LLM_BASE_URL` and `WEBDATA_LLM_MODEL` name, if any.
+fn chat_model(args: &ServeArgs) -> anyhow::Result<Option<Arc<crate::services::llm::ChatModel>>> {
+    let Some(base) = args
+        .llm_base_url
+        .as_deref()
+        .filter(|u| !u.trim().is_empty())
+    else {
+        return Ok(None);
+    };
+    let m = crate::services::llm::ChatModel::new(
+        base,
+        args.llm_model.as_deref().unwrap_or_default(),
+        args.llm_api_key.clone(),
+        std::time::Duration::from_millis(args.llm_timeout_ms.max(100)),
+        args.llm_max_input_tokens,
+    )?;
+    tracing::info!(model = m.model(), "extract enabled");
+    Ok(Some(Arc::new(m)))
+}
+
+fn spawn_janitor(store: Store, request_timeout_ms: i64) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            if let Err(e) = store
+                .sweep_limits(webdata_core::store::idempotency_replay_window_ms())
+                .await
+            {
+                tracing::warn!(error = %e, "sweep failed");
+            }
+            if let Err(e) = store.sweep_blobs().await {
+                tracing::warn!(error = %e, "sweeping expired blobs failed");
+            }
+            if let Err(e) = store
+                .brand_cache_sweep(
+                    webdata_core::store::now_ms() - crate::services::brand::IMAGE_TTL_MS,
+                )
+                .await
+            {
+                tracing::warn!(error = %e, "sweeping the brand cache failed");
+            }
+            if let Err(e) = store.cache_sweep(SCRAPE_CACHE_KEEP_MS).await {
+                tracing::warn!(error = %e, "sweeping the scrape cache failed");
+            }
+            if let Err(e) = store
+                .release_stale_reservations(request_timeout_ms + 300_000)
+                .await
+            {
+                tracing::warn!(error = %e, "releasing stale reservations failed");
+            }
+        }
+    });
+}
+/// Cached scrapes are kept this long (a larger `maxAge` finds nothing older).
+const SCRAPE_CACHE_KEEP_MS: i64 = 7 * 24 * 60 * 60 * 1000;
