@@ -9,7 +9,7 @@ mod title;
 use super::fonts;
 use dom::{best_srcset, clean, home_link, img_url, inside, logo_ish, sel, tokens, wordmark_ish};
 use json_ld::{json_ld_types, ld_url, walk_ld, ORG_TYPES};
-use scraper::{ElementRef, Html};
+use scraper::ElementRef;
 use serde_json::Value;
 use url::Url;
 
@@ -59,7 +59,8 @@ pub struct PageFacts {
 
 /// Reads the page.
 pub fn read(html: &str, page: &Url) -> PageFacts {
-    let doc = Html::parse_document(html);
+    // Guarded like the content pipeline's parse: hostile nesting stays linear.
+    let doc = webdata_content::parse_html(html);
     let mut f = PageFacts::default();
     let meta = |key: &str| -> Option<String> {
         doc.select(&sel("meta")).find_map(|m| {
