@@ -251,7 +251,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
             WebhooksCmd::DeadLetters { store, org } => print_json(
                 &open(&store)
                     .await?
-                    .deliveries(&org, Some("dead"), 100)
+                    .deliveries(&org, Some(webdata_core::store::DeliveryState::Dead), 100)
                     .await?,
             ),
         },

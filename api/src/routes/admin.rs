@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::Deserialize;
-use webdata_core::store::{NewOrganization, OrgUpdate};
+use webdata_core::store::{DeliveryState, NewOrganization, OrgUpdate};
 
 fn ok(status: StatusCode, data: impl serde::Serialize) -> Response {
     (
@@ -273,18 +273,17 @@ pub async fn list_deliveries(
     Path(id): Path<String>,
     Query(q): Query<DeliveriesQuery>,
 ) -> ApiResult<Response> {
-    if let Some(s) = &q.state {
-        if !["pending", "delivered", "gone", "dead"].contains(&s.as_str()) {
-            return Err(crate::error::ApiError::invalid(
-                "`state` must be pending, delivered, gone or dead",
-            ));
-        }
-    }
+    let state = match q.state.as_deref() {
+        None => None,
+        Some(s) => Some(DeliveryState::parse(s).ok_or_else(|| {
+            crate::error::ApiError::invalid("`state` must be pending, delivered, gone or dead")
+        })?),
+    };
     app.store.get_org(&id).await?;
     let limit = q.limit.unwrap_or(100).clamp(1, 1000);
     Ok(ok(
         StatusCode::OK,
-        app.store.deliveries(&id, q.state.as_deref(), limit).await?,
+        app.store.deliveries(&id, state, limit).await?,
     ))
 }
 

@@ -23,7 +23,7 @@ pub use crawl::{
     PoolBacklog,
 };
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
-pub use webhooks::{AttemptOutcome, Delivery, NewDelivery, WebhookEndpoint};
+pub use webhooks::{AttemptOutcome, Delivery, DeliveryState, NewDelivery, WebhookEndpoint};
 
 /// How long idempotency keys replay (24 hours).
 pub fn idempotency_replay_window_ms() -> i64 {

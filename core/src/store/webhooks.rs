@@ -2,7 +2,7 @@
 //! and the outbox of deliveries (retried on a schedule, dead letters kept).
 
 use super::{new_id, now_ms, opt_i64, Store, StoreError, StoreResult};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
@@ -28,6 +28,45 @@ pub struct NewDelivery {
     pub body: String,
 }
 
+/// Where a webhook delivery stands (stored and shown by these names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryState {
+    /// Waiting for its first or next attempt.
+    Pending,
+    /// The endpoint answered 2xx.
+    Delivered,
+    /// The endpoint answered 410: no more attempts.
+    Gone,
+    /// Every attempt failed: a dead letter (re-drivable).
+    Dead,
+}
+
+impl DeliveryState {
+    /// Every state, in the order a delivery can reach them.
+    pub const ALL: [DeliveryState; 4] = [
+        DeliveryState::Pending,
+        DeliveryState::Delivered,
+        DeliveryState::Gone,
+        DeliveryState::Dead,
+    ];
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DeliveryState::Pending => "pending",
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Gone => "gone",
+            DeliveryState::Dead => "dead",
+        }
+    }
+
+    /// The state with this stored name.
+    pub fn parse(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
 /// A delivery as stored.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -44,8 +83,8 @@ pub struct Delivery {
     pub body: String,
     pub attempts: i64,
     pub next_attempt_at: i64,
-    /// `pending`, `delivered`, `gone` (410) or `dead`.
-    pub state: String,
+    /// Where the delivery stands.
+    pub state: DeliveryState,
     pub last_status: Option<i64>,
     pub last_error: Option<String>,
     pub created_at: i64,
@@ -83,7 +122,12 @@ fn delivery_from_row(r: &AnyRow) -> StoreResult<Delivery> {
         body: r.try_get("body")?,
         attempts: r.try_get("attempts")?,
         next_attempt_at: r.try_get("next_attempt_at")?,
-        state: r.try_get("state")?,
+        state: {
+            let name: String = r.try_get("state")?;
+            DeliveryState::parse(&name).ok_or_else(|| {
+                StoreError::Invalid(format!("unknown webhook delivery state `{name}`"))
+            })?
+        },
         last_status: opt_i64(r, "last_status")?,
         last_error: r.try_get("last_error")?,
         created_at: r.try_get("created_at")?,
@@ -289,30 +333,40 @@ impl Store {
     pub async fn record_attempt(&self, id: &str, outcome: &AttemptOutcome) -> StoreResult<()> {
         let now = now_ms();
         let (state, status, error, next, finished): (
-            &str,
+            DeliveryState,
             Option<i64>,
             Option<&str>,
             Option<i64>,
             Option<i64>,
         ) = match outcome {
-            AttemptOutcome::Delivered { status } => {
-                ("delivered", Some(*status), None, None, Some(now))
-            }
-            AttemptOutcome::Gone => ("gone", Some(410), None, None, Some(now)),
+            AttemptOutcome::Delivered { status } => (
+                DeliveryState::Delivered,
+                Some(*status),
+                None,
+                None,
+                Some(now),
+            ),
+            AttemptOutcome::Gone => (DeliveryState::Gone, Some(410), None, None, Some(now)),
             AttemptOutcome::Retry {
                 status,
                 error,
                 next_at,
-            } => ("pending", *status, Some(error), Some(*next_at), None),
+            } => (
+                DeliveryState::Pending,
+                *status,
+                Some(error),
+                Some(*next_at),
+                None,
+            ),
             AttemptOutcome::Dead { status, error } => {
-                ("dead", *status, Some(error), None, Some(now))
+                (DeliveryState::Dead, *status, Some(error), None, Some(now))
             }
         };
         sqlx::query(
             "UPDATE webhook_deliveries SET attempts = attempts + 1, state = $1, last_status = $2, last_error = $3, \
              next_attempt_at = COALESCE($4, next_attempt_at), lease_until = NULL, finished_at = $5 WHERE id = $6",
         )
-        .bind(state)
+        .bind(state.as_str())
         .bind(status)
         .bind(error)
         .bind(next)
@@ -327,14 +381,14 @@ impl Store {
     pub async fn deliveries(
         &self,
         org_id: &str,
-        state: Option<&str>,
+        state: Option<DeliveryState>,
         limit: i64,
     ) -> StoreResult<Vec<Delivery>> {
         let rows = sqlx::query(&format!(
             "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries WHERE org_id = $1 AND ($2 = '' OR state = $2) ORDER BY created_at DESC, id DESC LIMIT $3"
         ))
         .bind(org_id)
-        .bind(state.unwrap_or(""))
+        .bind(state.map(DeliveryState::as_str).unwrap_or(""))
         .bind(limit)
         .fetch_all(self.pool())
         .await?;
@@ -367,5 +421,24 @@ impl Store {
                 .fetch_optional(self.pool())
                 .await?,
         )
+    }
+}
+
+#[cfg(test)]
+mod delivery_state_tests {
+    use super::DeliveryState;
+
+    #[test]
+    fn delivery_states_keep_their_stored_and_wire_names() {
+        let names: Vec<&str> = DeliveryState::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(names, ["pending", "delivered", "gone", "dead"]);
+        for s in DeliveryState::ALL {
+            assert_eq!(DeliveryState::parse(s.as_str()), Some(s));
+            assert_eq!(
+                serde_json::to_value(s).ok(),
+                Some(serde_json::json!(s.as_str()))
+            );
+        }
+        assert_eq!(DeliveryState::parse("weird"), None);
     }
 }
