@@ -34,6 +34,7 @@ deps:
 lint:
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	bash scripts/check-layout.sh
 
 test: deps
 	@bash scripts/test.sh
