@@ -4,44 +4,15 @@
 use axum::body::Body;
 use axum::http::Request;
 use axum::routing::get;
-use std::sync::Arc;
 use std::time::Duration;
 use tower::ServiceExt;
 use webdata_api::app::router_with;
-use webdata_api::config::Config;
-use webdata_api::metrics::Metrics;
 use webdata_api::state::AppState;
 
+mod common;
+
 async fn state(timeout: Duration) -> AppState {
-    let dir = std::env::temp_dir().join(format!("webdata-api-envelope-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let store = webdata_core::Store::connect(&format!(
-        "sqlite://{}/t{}.db",
-        dir.display(),
-        timeout.as_millis()
-    ))
-    .await
-    .expect("store");
-    AppState {
-        store,
-        config: Arc::new(Config {
-            admin_token: None,
-            request_timeout: timeout,
-            sse_keepalive: Duration::from_secs(15),
-            sse_poll: Duration::from_millis(200),
-            public_url: None,
-            screenshot_ttl_ms: 86_400_000,
-            brand_timeout: Duration::from_secs(30),
-            blob_key: "test".into(),
-        }),
-        metrics: Arc::new(Metrics::default()),
-        engine: webdata_engine::Engine::new(webdata_engine::guard::NetworkGuard::deny_private())
-            .expect("engine"),
-        runner: None,
-        kube: None,
-        search: None,
-        model: None,
-    }
+    common::state("envelope", timeout, None).await
 }
 
 async fn call(app: axum::Router, path: &str) -> (u16, String, serde_json::Value) {

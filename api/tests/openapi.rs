@@ -127,7 +127,12 @@ async fn the_router_serves_exactly_the_documented_methods() {
     use axum::body::Body;
     use axum::http::{Method, Request};
     use tower::ServiceExt;
-    let state = support::state().await;
+    let state = common::state(
+        "openapi",
+        std::time::Duration::from_secs(10),
+        Some("admin-token"),
+    )
+    .await;
     let org = state
         .store
         .create_org(&webdata_core::store::NewOrganization {
@@ -238,40 +243,4 @@ fn routes_are_only_added_with_a_description() {
     );
 }
 
-mod support {
-    use std::sync::Arc;
-    use std::time::Duration;
-    use webdata_api::config::Config;
-    use webdata_api::metrics::Metrics;
-    use webdata_api::state::AppState;
-
-    /// The application's state on a fresh SQLite store; no network.
-    pub async fn state() -> AppState {
-        let dir = std::env::temp_dir().join(format!("webdata-api-openapi-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("dir");
-        let store = webdata_core::Store::connect(&format!("sqlite://{}/t.db", dir.display()))
-            .await
-            .expect("store");
-        AppState {
-            store,
-            config: Arc::new(Config {
-                admin_token: Some("admin-token".into()),
-                request_timeout: Duration::from_secs(10),
-                sse_keepalive: Duration::from_secs(15),
-                sse_poll: Duration::from_millis(200),
-                public_url: None,
-                screenshot_ttl_ms: 86_400_000,
-                brand_timeout: Duration::from_secs(30),
-                blob_key: "test".into(),
-            }),
-            metrics: Arc::new(Metrics::default()),
-            engine:
-                webdata_engine::Engine::new(webdata_engine::guard::NetworkGuard::deny_private())
-                    .expect("engine"),
-            runner: None,
-            kube: None,
-            search: None,
-            model: None,
-        }
-    }
-}
+mod common;
