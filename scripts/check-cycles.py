@@ -2,10 +2,9 @@
 """Fails when the modules (files) of a crate import each other in a cycle.
 
 An edge A -> B is any path in A's code (`use` or inline) that names module B
-through `crate::`, `super::` or `self::`, or a child module by its name
-(`child::item`), except a module's use of its own descendants (a folder's
-mod.rs is its front door); `mod` declarations and `pub(super)` are not
-edges, and `#[cfg(test)]` test modules (files under a `tests/` folder or
+through `crate::`, `super::` or `self::`, except a module's use of its own
+descendants (a folder's mod.rs is its front door, so its children's names
+are not edges either); `mod` declarations and `pub(super)` are not edges, and `#[cfg(test)]` test modules (files under a `tests/` folder or
 named `tests.rs`) are left out: tests may reach anywhere. Usage:
 `scripts/check-cycles.py CRATE_SRC_DIR...`; prints each cycle, exits 1 if any.
 """
@@ -118,22 +117,17 @@ def resolve(here, path, mods):
 
 
 VIS = re.compile(r"\bpub\((?:super|crate|self|in [^)]*)\)")
-CHILD = re.compile(r"(?<![:\w])([a-z_][a-z0-9_]*)::")
 
 
 def cycles(src):
     mods = modules(src)
     graph = {m: set() for m in mods}
     for m, f in mods.items():
-        # `pub(super)` is visibility, not a use; `child::x` is a use of a child.
+        # `pub(super)` is visibility, not a use.
         text = VIS.sub("pub", strip_test_mods(strip_comments(open(f, encoding="utf-8").read())))
         for p in paths(text):
             t = resolve(m, p, mods)
             if t is not None and t != m:
-                graph[m].add(t)
-        for c in CHILD.finditer(text):
-            t = m + (c.group(1),)
-            if c.group(1) not in ("crate", "super", "self") and t in mods:
                 graph[m].add(t)
         # A module may use its own children (a folder's mod.rs is its front
         # door and re-exports them); that is containment, not a dependency.

@@ -18,7 +18,6 @@ use webdata_core::types::{
 
 /// The routes behind an API key, described.
 fn keyed() -> ApiRouter<AppState> {
-    let id = "id";
     ApiRouter::new(Security::Key)
         .get(
             "/v1/team/credit-usage",
@@ -60,7 +59,7 @@ fn keyed() -> ApiRouter<AppState> {
             "/v1/crawl/{id}",
             crawl::get,
             Op::new("getCrawl", "Status and a page of documents; pass `next` as `cursor`.")
-                .path(id)
+                .path("id")
                 .param(json!({ "name": "cursor", "in": "query", "required": false, "schema": { "type": "string" } }))
                 .param(json!({ "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 50 } }))
                 .answers(200, "Status and one page of documents.", Body::Json(crawl_status))
@@ -70,7 +69,7 @@ fn keyed() -> ApiRouter<AppState> {
             "/v1/crawl/{id}",
             crawl::cancel,
             Op::new("cancelCrawl", "Cancel a crawl; queued pages are dropped at no cost.")
-                .path(id)
+                .path("id")
                 .ok::<CrawlJob>(200, "The crawl, now cancelled (scraped pages stay available and charged).")
                 .errors(&[400, 401, 404, 429, 500]),
         )
@@ -78,7 +77,7 @@ fn keyed() -> ApiRouter<AppState> {
             "/v1/crawl/{id}/events",
             crawl::events,
             Op::new("streamCrawl", "Follow a crawl as server-sent events.")
-                .path(id)
+                .path("id")
                 .param(json!({ "name": "Last-Event-ID", "in": "header", "required": false, "schema": { "type": "string" } }))
                 .answers(200, "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.", Body::EventStream)
                 .errors(&[400, 401, 404, 429, 500]),
