@@ -268,12 +268,13 @@ pub fn normalize_date(s: &str) -> String {
         format!("{}{zone}", local.strftime("%Y-%m-%dT%H:%M:%S%.f"))
     };
     // RFC 3339 and `YYYY-MM-DD[ T]HH:MM:SS[.fff]±HH:MM`; `Z` is +00:00.
-    let mut t = s.replacen(' ', "T", 1);
+    let with_t = s.replacen(' ', "T", 1);
+    let mut t = with_t.replacen('t', "T", 1);
     if t.ends_with(['Z', 'z']) {
         t.pop();
         t.push_str("+00:00");
     }
-    if let Ok(tm) = strtime::parse("%Y-%m-%dT%H:%M:%S%.f%:z", t.replacen('t', "T", 1)) {
+    if let Ok(tm) = strtime::parse("%Y-%m-%dT%H:%M:%S%.f%:z", &t) {
         if let (Ok(ts), Some(offset)) = (tm.to_timestamp(), tm.offset()) {
             return with_offset(ts, offset);
         }
@@ -281,7 +282,6 @@ pub fn normalize_date(s: &str) -> String {
     if let Ok(z) = jiff::fmt::rfc2822::DateTimeParser::new().parse_zoned(s) {
         return with_offset(z.timestamp(), z.offset());
     }
-    let with_t = s.replacen(' ', "T", 1);
     if let Ok(dt) = strtime::parse("%Y-%m-%dT%H:%M:%S%.f", &with_t).and_then(|tm| tm.to_datetime())
     {
         return dt.strftime("%Y-%m-%dT%H:%M:%S").to_string();
