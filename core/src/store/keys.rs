@@ -62,6 +62,10 @@ pub struct ApiKey {
     pub rate_limit_per_minute: Option<i64>,
     /// Concurrent requests for this key alone, none = only the org's limit.
     pub concurrency_limit: Option<i64>,
+    /// The person who created it (dashboard), none for the admin API and CLI.
+    pub created_by: Option<String>,
+    /// When it last authenticated a request (to the minute).
+    pub last_used_at: Option<i64>,
 }
 
 impl ApiKey {
@@ -107,7 +111,7 @@ pub fn generate_key() -> String {
     )
 }
 
-const KEY_COLUMNS: &str = "id, org_id, name, prefix, kind, person, created_at, expires_at, revoked_at, budget, spent, rate_limit_per_minute, concurrency_limit";
+const KEY_COLUMNS: &str = "id, org_id, name, prefix, kind, person, created_at, expires_at, revoked_at, budget, spent, rate_limit_per_minute, concurrency_limit, created_by, last_used_at";
 
 fn key_from_row(row: &AnyRow) -> StoreResult<ApiKey> {
     let kind: String = row.try_get("kind")?;
@@ -129,6 +133,8 @@ fn key_from_row(row: &AnyRow) -> StoreResult<ApiKey> {
         spent: row.try_get("spent")?,
         rate_limit_per_minute: opt_i64(row, "rate_limit_per_minute")?,
         concurrency_limit: opt_i64(row, "concurrency_limit")?,
+        created_by: row.try_get("created_by")?,
+        last_used_at: opt_i64(row, "last_used_at")?,
     })
 }
 
@@ -154,8 +160,8 @@ impl Store {
         let id = new_id("key");
         let now = spec.now;
         sqlx::query(
-            "INSERT INTO api_keys (id, org_id, name, prefix, hash, kind, person, created_at, expires_at, budget, spent, rate_limit_per_minute, concurrency_limit) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, $12)",
+            "INSERT INTO api_keys (id, org_id, name, prefix, hash, kind, person, created_at, expires_at, budget, spent, rate_limit_per_minute, concurrency_limit, created_by) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 0, $11, $12, $13)",
         )
         .bind(&id)
         .bind(org_id)
@@ -169,6 +175,7 @@ impl Store {
         .bind(spec.budget)
         .bind(spec.rate)
         .bind(spec.concurrency)
+        .bind(super::orgs::current_actor())
         .execute(self.pool())
         .await?;
         let key = self.get_key(&id).await?;

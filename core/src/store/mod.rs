@@ -4,6 +4,7 @@
 //! driver; the few statements that differ (row locks) branch on
 //! [`Backend`]. Times are unix milliseconds.
 
+mod accounts;
 mod blobs;
 mod brand;
 mod cache;
@@ -13,8 +14,13 @@ mod keys;
 mod ledger;
 mod limits;
 mod orgs;
+mod usage;
 mod webhooks;
 
+pub use accounts::{
+    normalize_email, random_token, token_hash, Invitation, Member, Role, Session, User,
+    INVITATION_TTL_MS, RESET_TTL_MS, SESSION_TTL_MS,
+};
 pub use blobs::Blob;
 pub use brand::CachedBrand;
 pub use cache::CachedScrape;
@@ -23,16 +29,22 @@ pub use crawl::{
     PoolBacklog,
 };
 pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
+pub use usage::{
+    AlertSettings, DayUsage, FailureCount, LedgerFilter, LedgerRow, RequestRecord, DAY_MS,
+};
 pub use webhooks::{AttemptOutcome, Delivery, DeliveryState, NewDelivery, WebhookEndpoint};
 
 /// How long idempotency keys replay (24 hours).
 pub fn idempotency_replay_window_ms() -> i64 {
     REPLAY_WINDOW_MS
 }
-pub use keys::{generate_key, hash_key as keys_hash, looks_like_key, ApiKey, KeyKind, NewKey};
+pub use keys::{
+    generate_key, hash_key as keys_hash, looks_like_key, ApiKey, KeyKind, NewKey,
+    PLAYGROUND_CREDITS,
+};
 pub use ledger::{Reservation, ReserveError};
 pub use limits::{ConcurrencySlot, RateDecision};
-pub use orgs::{period_of, rfc3339, NewOrganization, OrgUpdate, Organization};
+pub use orgs::{period_of, rfc3339, with_actor, NewOrganization, OrgUpdate, Organization};
 
 use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor};

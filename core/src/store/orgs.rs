@@ -70,6 +70,21 @@ mod double_option {
     }
 }
 
+tokio::task_local! {
+    static ACTOR: String;
+}
+
+/// Runs `fut` with `actor` (a person's e-mail) recorded on every audit
+/// record it writes; outside it records have no actor (admin API, CLI).
+pub async fn with_actor<F: std::future::Future>(actor: String, fut: F) -> F::Output {
+    ACTOR.scope(actor, fut).await
+}
+
+/// The person on whose behalf the store is writing (see [`with_actor`]).
+pub(crate) fn current_actor() -> Option<String> {
+    ACTOR.try_with(|a| a.clone()).ok()
+}
+
 /// The current billing month, `YYYY-MM`, for a unix-ms time.
 pub fn period_of(ms: i64) -> String {
     utc(ms).strftime("%Y-%m").to_string()
@@ -137,8 +152,8 @@ impl Store {
         let id = new_id("org");
         let now = now_ms();
         sqlx::query(
-            "INSERT INTO organizations (id, name, credits, spend_cap, period, period_spent, rate_limit_per_minute, concurrency_limit, webhook_secret, created_at) \
-             VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9)",
+            "INSERT INTO organizations (id, name, credits, spend_cap, period, period_spent, rate_limit_per_minute, concurrency_limit, webhook_secret, created_at, last_topup) \
+             VALUES ($1, $2, $3, $4, $5, 0, $6, $7, $8, $9, $3)",
         )
         .bind(&id)
         .bind(new.name.trim())
@@ -216,6 +231,7 @@ impl Store {
         .await?
         .ok_or_else(|| StoreError::NotFound(format!("organization {id}")))?;
         let mut org = org_from_row(&row)?;
+        let before = org.credits;
         if let Some(c) = up.credits {
             org.credits = c;
         }
@@ -250,6 +266,14 @@ impl Store {
         .bind(org.concurrency_limit)
         .execute(&mut *tx)
         .await?;
+        if org.credits > before {
+            // A top-up: the low-credit alert's default threshold follows it.
+            sqlx::query("UPDATE organizations SET last_topup = $2 WHERE id = $1")
+                .bind(id)
+                .bind(org.credits - before)
+                .execute(&mut *tx)
+                .await?;
+        }
         tx.commit().await?;
         self.audit(
             id,
@@ -278,13 +302,14 @@ impl Store {
         action: &str,
         detail: &str,
     ) -> StoreResult<()> {
-        sqlx::query("INSERT INTO audit_log (id, org_id, key_id, action, detail, at) VALUES ($1, $2, $3, $4, $5, $6)")
+        sqlx::query("INSERT INTO audit_log (id, org_id, key_id, action, detail, at, actor) VALUES ($1, $2, $3, $4, $5, $6, $7)")
             .bind(new_id("aud"))
             .bind(org_id)
             .bind(key_id)
             .bind(action)
             .bind(detail)
             .bind(now_ms())
+            .bind(current_actor())
             .execute(self.pool())
             .await?;
         Ok(())
@@ -293,7 +318,7 @@ impl Store {
     /// The organization's audit records, newest first.
     pub async fn audit_log(&self, org_id: &str, limit: i64) -> StoreResult<Vec<serde_json::Value>> {
         let rows = sqlx::query(
-            "SELECT id, key_id, action, detail, at FROM audit_log WHERE org_id = $1 ORDER BY at DESC, id DESC LIMIT $2",
+            "SELECT id, key_id, action, detail, at, actor FROM audit_log WHERE org_id = $1 ORDER BY at DESC, id DESC LIMIT $2",
         )
         .bind(org_id)
         .bind(limit)
@@ -307,6 +332,7 @@ impl Store {
                     "action": r.try_get::<String, _>("action")?,
                     "detail": r.try_get::<String, _>("detail")?,
                     "at": r.try_get::<i64, _>("at")?,
+                    "actor": r.try_get::<Option<String>, _>("actor")?,
                 }))
             })
             .collect()

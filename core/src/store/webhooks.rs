@@ -16,6 +16,8 @@ pub struct WebhookEndpoint {
     /// The endpoint's own signing secret.
     pub secret: String,
     pub created_at: i64,
+    /// When the endpoint was disabled (it then receives nothing).
+    pub disabled_at: Option<i64>,
 }
 
 /// A delivery to make.
@@ -155,6 +157,7 @@ impl Store {
             url: url.to_string(),
             secret: random_secret(),
             created_at: now_ms(),
+            disabled_at: None,
         };
         sqlx::query("INSERT INTO webhook_endpoints (id, org_id, url, secret, created_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(&e.id)
@@ -171,7 +174,7 @@ impl Store {
 
     /// The organization's endpoints.
     pub async fn webhook_endpoints(&self, org_id: &str) -> StoreResult<Vec<WebhookEndpoint>> {
-        let rows = sqlx::query("SELECT id, org_id, url, secret, created_at FROM webhook_endpoints WHERE org_id = $1 ORDER BY created_at, id")
+        let rows = sqlx::query("SELECT id, org_id, url, secret, created_at, disabled_at FROM webhook_endpoints WHERE org_id = $1 ORDER BY created_at, id")
             .bind(org_id)
             .fetch_all(self.pool())
             .await?;
@@ -183,9 +186,42 @@ impl Store {
                     url: r.try_get("url")?,
                     secret: r.try_get("secret")?,
                     created_at: r.try_get("created_at")?,
+                    disabled_at: opt_i64(r, "disabled_at")?,
                 })
             })
             .collect()
+    }
+
+    /// Disables (it receives nothing) or enables an endpoint.
+    pub async fn set_endpoint_disabled(
+        &self,
+        org_id: &str,
+        id: &str,
+        disabled: bool,
+    ) -> StoreResult<()> {
+        let n = sqlx::query(
+            "UPDATE webhook_endpoints SET disabled_at = $1 WHERE org_id = $2 AND id = $3",
+        )
+        .bind(disabled.then(now_ms))
+        .bind(org_id)
+        .bind(id)
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(StoreError::NotFound(format!("webhook endpoint {id}")));
+        }
+        self.audit(
+            org_id,
+            None,
+            if disabled {
+                "webhook_endpoint.disabled"
+            } else {
+                "webhook_endpoint.enabled"
+            },
+            id,
+        )
+        .await
     }
 
     /// Removes an endpoint.

@@ -114,6 +114,24 @@ impl Store {
         row.as_ref().map(crawl_from_row).transpose()
     }
 
+    /// An organization's crawls, newest first, created before `before` (unix ms).
+    pub async fn crawls_of(
+        &self,
+        org_id: &str,
+        before: i64,
+        limit: i64,
+    ) -> StoreResult<Vec<CrawlRow>> {
+        let rows = sqlx::query(&format!(
+            "SELECT {CRAWL_COLUMNS} FROM crawls WHERE org_id = $1 AND created_at < $2 ORDER BY created_at DESC, id DESC LIMIT $3"
+        ))
+        .bind(org_id)
+        .bind(before)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter().map(crawl_from_row).collect()
+    }
+
     /// Crawls in a state (oldest first), for workers resuming after a restart.
     pub async fn crawls_in(&self, state: &str) -> StoreResult<Vec<CrawlRow>> {
         let rows = sqlx::query(&format!(
