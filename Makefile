@@ -4,6 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
+OWNER_EMAIL ?= owner@webdata.local
 
 .PHONY: run test deps lint bench bench-extraction bench-sweep bench-compare
 
@@ -12,11 +13,15 @@ run:
 	@mkdir -p $(RUN_DIR)
 	@[ -s $(RUN_DIR)/dev.key ] || ./target/release/webdata keys generate > $(RUN_DIR)/dev.key
 	@[ -s $(RUN_DIR)/admin.token ] || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/admin.token
+	@[ -s $(RUN_DIR)/owner.password ] || head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/owner.password
 	@KEY=$$(cat $(RUN_DIR)/dev.key); \
 	echo ""; \
 	echo "  webdata is starting on http://$(LISTEN) (store: sqlite://$(RUN_DIR)/webdata.db)"; \
 	echo "  API key:     $$KEY"; \
 	echo "  Admin token: $$(cat $(RUN_DIR)/admin.token)"; \
+	echo ""; \
+	echo "  Dashboard:   http://$(LISTEN)/dashboard"; \
+	echo "  First login: $(OWNER_EMAIL) / $$(cat $(RUN_DIR)/owner.password)  (owner of the default organization)"; \
 	echo ""; \
 	echo "  Try:  curl -s http://$(LISTEN)/v1/team/credit-usage -H \"Authorization: Bearer $$KEY\""; \
 	echo "        curl -s http://$(LISTEN)/v1/scrape -H \"Authorization: Bearer $$KEY\" -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}'"; \
@@ -25,6 +30,8 @@ run:
 	WEBDATA_LISTEN=$(LISTEN) \
 	WEBDATA_BOOTSTRAP_KEY=$$KEY \
 	WEBDATA_ADMIN_TOKEN=$$(cat $(RUN_DIR)/admin.token) \
+	WEBDATA_BOOTSTRAP_OWNER=$(OWNER_EMAIL) \
+	WEBDATA_BOOTSTRAP_OWNER_PASSWORD=$$(cat $(RUN_DIR)/owner.password) \
 	exec ./target/release/webdata serve
 
 # Everything the tests need, installed only when missing.

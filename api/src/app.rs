@@ -307,7 +307,7 @@ fn public() -> ApiRouter<AppState> {
         )
 }
 
-/// Every route the application serves, described.
+/// Every route of the API document (the dashboard's HTML pages are not in it).
 pub fn routes() -> Vec<Route> {
     let mut all = Vec::new();
     for group in [public(), keyed(), admin()] {
@@ -337,8 +337,23 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         state.clone(),
         admin_layer,
     ));
-    let (served, _) = public().merge(v1).merge(admin).into_parts();
-    served
+    let (open, signed_in) = crate::dashboard::routes();
+    let dashboard = open
+        .merge(signed_in.route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::dashboard::login_layer,
+        )))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::dashboard::guard_layer,
+        ));
+    let (served, _) = public()
+        .merge(v1)
+        .merge(admin)
+        .merge(dashboard)
+        .into_parts();
+    let loopback = state.loopback.clone();
+    let app = served
         .merge(extra)
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
         .layer(CatchPanicLayer::new())
@@ -346,5 +361,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
             state.clone(),
             envelope_layer,
         ))
-        .with_state(state)
+        .with_state(state);
+    loopback.set(app.clone());
+    app
 }

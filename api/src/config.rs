@@ -95,6 +95,31 @@ pub struct ServeArgs {
     /// Tokens of page content sent to the model per extract, shared by its pages.
     #[arg(long, env = "WEBDATA_LLM_MAX_INPUT_TOKENS", default_value_t = 24_000)]
     pub llm_max_input_tokens: usize,
+    /// The dashboard's sign-up page: `on` (anyone may create an account and a free organization) or `off` (invitations and `webdata users create` only).
+    #[arg(long, env = "WEBDATA_SIGNUP", default_value = "on")]
+    pub signup: String,
+    /// Credits of an organization made by signing up (the free plan, no card).
+    #[arg(long, env = "WEBDATA_FREE_CREDITS", default_value_t = 500)]
+    pub free_credits: i64,
+    /// SMTP server for the dashboard's mail (password resets): `smtp://[user:pass@]host:port` or `smtps://…`; unset prints the mail to the log.
+    #[arg(long, env = "WEBDATA_SMTP_URL", hide_env_values = true)]
+    pub smtp_url: Option<String>,
+    /// Sender of the dashboard's mail.
+    #[arg(
+        long,
+        env = "WEBDATA_SMTP_FROM",
+        default_value = "webdata <no-reply@localhost>"
+    )]
+    pub smtp_from: String,
+    /// Mark dashboard cookies `Secure` (browsers then send them only over HTTPS or to localhost); `false` only for plain-HTTP intranets.
+    #[arg(long, env = "WEBDATA_COOKIE_SECURE", default_value_t = true, action = clap::ArgAction::Set)]
+    pub cookie_secure: bool,
+    /// On start: make sure a dashboard account with this e-mail exists and owns the first organization.
+    #[arg(long, env = "WEBDATA_BOOTSTRAP_OWNER")]
+    pub bootstrap_owner: Option<String>,
+    /// The password of the bootstrap owner (set when the account is created).
+    #[arg(long, env = "WEBDATA_BOOTSTRAP_OWNER_PASSWORD", hide_env_values = true)]
+    pub bootstrap_owner_password: Option<String>,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,
@@ -113,6 +138,16 @@ pub struct Config {
     pub brand_timeout: Duration,
     /// Key signing blob links (kept in the store, shared by replicas).
     pub blob_key: String,
+    /// The dashboard's sign-up page is open.
+    pub signup: bool,
+    /// Credits of a signed-up organization.
+    pub free_credits: i64,
+    /// SMTP URL for mail; none logs it.
+    pub smtp_url: Option<String>,
+    /// Sender of mail.
+    pub smtp_from: String,
+    /// Dashboard cookies are `Secure`.
+    pub cookie_secure: bool,
 }
 
 impl Config {
@@ -127,6 +162,14 @@ impl Config {
             screenshot_ttl_ms: a.screenshot_ttl_ms.max(1000),
             brand_timeout: Duration::from_millis(a.brand_timeout_ms.max(100)),
             blob_key: String::new(),
+            signup: !matches!(
+                a.signup.trim().to_ascii_lowercase().as_str(),
+                "off" | "false" | "0" | "no"
+            ),
+            free_credits: a.free_credits.max(0),
+            smtp_url: a.smtp_url.clone().filter(|u| !u.is_empty()),
+            smtp_from: a.smtp_from.clone(),
+            cookie_secure: a.cookie_secure,
         }
     }
 }

@@ -27,8 +27,13 @@ impl CreditHold {
         let res = app
             .store
             .reserve_credits(&id, &caller.org.id, Some(&caller.key.id), operation, amount)
-            .await
-            .map_err(|e| match e {
+            .await;
+        if let Err(ReserveError::SpendCapReached { .. }) = &res {
+            if let Err(e) = app.store.note_spend_cap_hit(&caller.org.id).await {
+                tracing::warn!(error = %e, "could not note the spend cap for its alert");
+            }
+        }
+        let res = res.map_err(|e| match e {
                 ReserveError::InsufficientCredits { available, needed } => ApiError::new(
                     ErrorCode::InsufficientCredits,
                     format!("this request needs up to {needed} credits and the organization has {available}"),

@@ -13,6 +13,13 @@ use webdata_engine::EngineError;
 #[derive(Clone, Copy, Debug)]
 pub struct Enveloped;
 
+/// The code and message of an error response, for the request log.
+#[derive(Clone, Debug)]
+pub struct ErrorDetail {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
 /// A failed request: a spec error code, a message for humans, and extra
 /// headers (Retry-After, rate-limit headers).
 #[derive(Debug)]
@@ -131,6 +138,10 @@ pub fn envelope(
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
+        let detail = ErrorDetail {
+            code: self.code,
+            message: self.message.clone(),
+        };
         let body = envelope(
             self.code,
             &self.message,
@@ -142,6 +153,7 @@ impl IntoResponse for ApiError {
             resp.headers_mut().insert(k, v);
         }
         resp.extensions_mut().insert(Enveloped);
+        resp.extensions_mut().insert(detail);
         resp
     }
 }

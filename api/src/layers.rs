@@ -3,7 +3,7 @@
 //! and concurrency limits, and the admin token check.
 
 use crate::context::{new_request_id, with_request_id, Caller};
-use crate::error::{envelope, ApiError, Enveloped};
+use crate::error::{envelope, ApiError, Enveloped, ErrorDetail};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode};
@@ -250,9 +250,33 @@ pub async fn auth_layer(State(app): State<AppState>, mut req: Request, next: Nex
         store: app.store.clone(),
         slot: Some(slot),
     };
+    let method = req.method().to_string();
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| req.uri().path().to_string());
+    let (org_id, key_id) = (caller.org.id.clone(), caller.key.id.clone());
     req.extensions_mut().insert(caller);
     let mut resp = next.run(req).await;
     rate_headers(&mut resp, &decision);
+    let detail = resp.extensions().get::<ErrorDetail>().cloned();
+    let record = webdata_core::store::RequestRecord {
+        org_id,
+        key_id: Some(key_id),
+        method,
+        route,
+        status: resp.status().as_u16() as i64,
+        error_code: detail.as_ref().map(|d| d.code.as_str().to_string()),
+        message: detail.map(|d| d.message),
+        at: webdata_core::store::now_ms(),
+    };
+    let store = app.store.clone();
+    tokio::spawn(async move {
+        if let Err(e) = store.log_request(&record).await {
+            tracing::warn!(error = %e, "could not record the request in the usage log");
+        }
+    });
     resp
 }
 

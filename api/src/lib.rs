@@ -7,6 +7,7 @@ pub mod cli;
 pub mod config;
 pub mod context;
 pub mod credits;
+pub mod dashboard;
 pub mod error;
 pub mod idempotency;
 pub mod kube;

@@ -21,4 +21,23 @@ pub struct AppState {
     pub search: Option<Arc<dyn crate::services::search::SearchProvider>>,
     /// The model extract asks (`WEBDATA_LLM_*`); none answers 501.
     pub model: Option<Arc<crate::services::llm::ChatModel>>,
+    /// The whole application, for requests the service makes to its own
+    /// `/v1` (the dashboard's playground), set once the router is built.
+    pub loopback: Loopback,
+}
+
+/// The application's router, reachable from handlers without importing it.
+#[derive(Clone, Default)]
+pub struct Loopback(Arc<std::sync::OnceLock<axum::Router>>);
+
+impl Loopback {
+    /// Remembers the built application (the first call wins).
+    pub fn set(&self, router: axum::Router) {
+        let _ = self.0.set(router);
+    }
+
+    /// The application, once built.
+    pub fn router(&self) -> Option<axum::Router> {
+        self.0.get().cloned()
+    }
 }

@@ -2,6 +2,8 @@
 //! outbox in the store) and sends them with retries:
 //! 10 s, 20 s, 40 s … capped at 1 h, 8 attempts, `410 Gone` stops, the
 //! undeliverable are kept as dead letters (listable and re-drivable).
+//! Usage alerts (`usage.credits_low`, `usage.spend_cap_reached`) are queued
+//! by the store into the same outbox and sent the same way.
 
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -83,9 +85,16 @@ impl Dispatcher {
 
     /// Runs until `stop` turns true.
     pub async fn run(self: Arc<Self>, mut stop: tokio::sync::watch::Receiver<bool>) {
+        let mut alerts_checked = std::time::Instant::now() - Duration::from_secs(60);
         loop {
             if *stop.borrow() {
                 return;
+            }
+            if alerts_checked.elapsed() >= Duration::from_secs(1) {
+                alerts_checked = std::time::Instant::now();
+                if let Err(e) = self.store.queue_usage_alerts().await {
+                    tracing::warn!(error = %e, "queueing usage alerts failed");
+                }
             }
             if let Err(e) = self.fill_outbox().await {
                 tracing::warn!(error = %e, "webhook outbox step failed");
@@ -153,7 +162,8 @@ impl Dispatcher {
                 .as_ref()
                 .and_then(|h| h.metadata.clone())
                 .map(serde_json::Value::Object);
-            let endpoints = self.store.webhook_endpoints(&crawl.org_id).await?;
+            let mut endpoints = self.store.webhook_endpoints(&crawl.org_id).await?;
+            endpoints.retain(|e| e.disabled_at.is_none());
             let boilerplate = webdata_engine::crawl::boilerplate_for(&self.store, &crawl).await;
             let mut deliveries = Vec::new();
             for ev in &events {

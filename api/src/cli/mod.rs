@@ -39,10 +39,43 @@ pub enum Command {
     Openapi,
     /// Scrape one URL with the same engine, without a server, and print it.
     Scrape(ScrapeArgs),
+    /// Dashboard accounts: `users create --org … --email … --role owner` bootstraps the first one.
+    Users {
+        #[command(subcommand)]
+        cmd: UsersCmd,
+    },
     /// Webhook signing secrets and endpoints.
     Webhooks {
         #[command(subcommand)]
         cmd: WebhooksCmd,
+    },
+}
+
+/// `webdata users …`
+#[derive(Debug, Subcommand)]
+pub enum UsersCmd {
+    /// Create a dashboard account (or add an existing one) in an organization with a role.
+    Create {
+        #[command(flatten)]
+        store: StoreArgs,
+        /// Organization id or exact name.
+        #[arg(long)]
+        org: String,
+        #[arg(long)]
+        email: String,
+        /// owner, admin or member.
+        #[arg(long, default_value = "owner")]
+        role: String,
+        /// The password (at least 10 characters); generated and printed when absent.
+        #[arg(long, env = "WEBDATA_USER_PASSWORD", hide_env_values = true)]
+        password: Option<String>,
+    },
+    /// List an organization's members.
+    List {
+        #[command(flatten)]
+        store: StoreArgs,
+        #[arg(long)]
+        org: String,
     },
 }
 
@@ -215,12 +248,84 @@ async fn open(store: &StoreArgs) -> anyhow::Result<Store> {
         .with_context(|| format!("could not open the store at {}", store.database_url))
 }
 
+/// An organization by id or exact name.
+async fn find_org(
+    store: &Store,
+    id_or_name: &str,
+) -> anyhow::Result<webdata_core::store::Organization> {
+    if let Ok(o) = store.get_org(id_or_name).await {
+        return Ok(o);
+    }
+    let matches: Vec<_> = store
+        .list_orgs()
+        .await?
+        .into_iter()
+        .filter(|o| o.name == id_or_name)
+        .collect();
+    match matches.len() {
+        1 => Ok(matches.into_iter().next().context("one match")?),
+        0 => anyhow::bail!("no organization has the id or name {id_or_name:?}"),
+        n => anyhow::bail!("{n} organizations are named {id_or_name:?}; pass the id"),
+    }
+}
+
 /// Runs the parsed command line.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(*args).await,
         Command::Openapi => print_json(&crate::app::openapi_document()),
         Command::Scrape(args) => scrape_once(args).await,
+        Command::Users { cmd } => match cmd {
+            UsersCmd::Create {
+                store,
+                org,
+                email,
+                role,
+                password,
+            } => {
+                let store = open(&store).await?;
+                let org = find_org(&store, &org).await?;
+                let role = webdata_core::store::Role::parse(&role)
+                    .context("--role is owner, admin or member")?;
+                let (user, generated) = match store.user_by_email(&email).await? {
+                    Some(u) => (u, None),
+                    None => {
+                        let (pw, generated) = match password {
+                            Some(p) => (p, None),
+                            None => {
+                                let p = webdata_core::store::random_token();
+                                (p.clone(), Some(p))
+                            }
+                        };
+                        if pw.chars().count() < crate::dashboard::MIN_PASSWORD {
+                            anyhow::bail!("the password needs at least 10 characters");
+                        }
+                        let hash = crate::dashboard::hash_password(&pw)?;
+                        (store.create_user(&email, &hash).await?, generated)
+                    }
+                };
+                store.set_membership(&org.id, &user.id, role).await?;
+                store
+                    .audit(
+                        &org.id,
+                        None,
+                        "member.added",
+                        &format!("{} ({}, CLI)", user.email, role.as_str()),
+                    )
+                    .await?;
+                print_json(&serde_json::json!({
+                    "user": user,
+                    "organization": org.id,
+                    "role": role,
+                    "password": generated,
+                }))
+            }
+            UsersCmd::List { store, org } => {
+                let store = open(&store).await?;
+                let org = find_org(&store, &org).await?;
+                print_json(&store.members(&org.id).await?)
+            }
+        },
         Command::Webhooks { cmd } => match cmd {
             WebhooksCmd::Secret { store, org } => {
                 print_json(&open(&store).await?.signing_secrets(&org).await?)

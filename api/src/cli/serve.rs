@@ -54,11 +54,44 @@ async fn bootstrap(store: &Store, args: &ServeArgs) -> anyhow::Result<Option<Str
     Ok(generated.then_some(secret))
 }
 
+/// Makes sure the `WEBDATA_BOOTSTRAP_OWNER` account exists and owns the
+/// first organization (`make run` prints its login).
+async fn bootstrap_owner(store: &Store, args: &ServeArgs) -> anyhow::Result<()> {
+    let Some(email) = args.bootstrap_owner.as_deref().filter(|e| !e.is_empty()) else {
+        return Ok(());
+    };
+    let Some(org) = store.list_orgs().await?.into_iter().next() else {
+        return Ok(());
+    };
+    let user = match store.user_by_email(email).await? {
+        Some(u) => u,
+        None => {
+            let password = args
+                .bootstrap_owner_password
+                .as_deref()
+                .filter(|p| p.chars().count() >= crate::dashboard::MIN_PASSWORD)
+                .context("WEBDATA_BOOTSTRAP_OWNER_PASSWORD must have at least 10 characters")?;
+            let u = store
+                .create_user(email, &crate::dashboard::hash_password(password)?)
+                .await?;
+            tracing::info!(email, org = %org.id, "created the bootstrap owner");
+            u
+        }
+    };
+    if store.role_in(&org.id, &user.id).await?.is_none() {
+        store
+            .set_membership(&org.id, &user.id, webdata_core::store::Role::Owner)
+            .await?;
+    }
+    Ok(())
+}
+
 /// `webdata serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logs(&args.log_format);
     let store = open(&args.store).await?;
     let shown_key = bootstrap(&store, &args).await?;
+    bootstrap_owner(&store, &args).await?;
     let mut config = Config::from_args(&args);
     config.blob_key = store
         .setting_or_init("blob_signing_key", webdata_core::store::generate_key)
@@ -118,6 +151,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         kube,
         search: search_provider(&args)?,
         model: chat_model(&args)?,
+        loopback: Default::default(),
     };
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -136,9 +170,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     spawn_janitor(store.clone(), config.request_timeout.as_millis() as i64);
     tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
     eprintln!("webdata listening on http://{addr}");
-    axum::serve(listener, router(state))
-        .with_graceful_shutdown(webdata_engine::shutdown::signal())
-        .await?;
+    axum::serve(
+        listener,
+        router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(webdata_engine::shutdown::signal())
+    .await?;
     let _ = stop_tx.send(true);
     Ok(())
 }

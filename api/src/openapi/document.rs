@@ -69,6 +69,7 @@ fn operation(route: &Route, g: &mut SchemaGenerator) -> Value {
         Body::Json(schema) => json!({ "application/json": { "schema": schema(g) } }),
         Body::EventStream => json!({ "text/event-stream": { "schema": { "type": "string" } } }),
         Body::Text => json!({ "text/plain": { "schema": { "type": "string" } } }),
+        Body::Html => json!({ "text/html": { "schema": { "type": "string" } } }),
         Body::Image => {
             json!({ "image/*": { "schema": { "type": "string", "format": "binary" } } })
         }
@@ -92,7 +93,7 @@ fn operation(route: &Route, g: &mut SchemaGenerator) -> Value {
     }
     match op.security {
         Security::Key => {}
-        Security::Public => out["security"] = json!([]),
+        Security::Public | Security::Session => out["security"] = json!([]),
         Security::Admin => out["security"] = json!([{ "admin": [] }]),
     }
     out

@@ -13,6 +13,8 @@ pub enum Security {
     Key,
     /// The operator's admin token (`WEBDATA_ADMIN_TOKEN`).
     Admin,
+    /// A dashboard session cookie (HTML pages, not in the API document).
+    Session,
 }
 
 /// Builds a schema in the document's generator (so `$ref`s are shared).
@@ -34,6 +36,8 @@ pub enum Body {
     Text,
     /// An image behind a signed link.
     Image,
+    /// A dashboard page.
+    Html,
 }
 
 /// One operation of the document.

@@ -11,12 +11,10 @@ use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use base64::Engine as _;
 use serde::Deserialize;
-use std::convert::Infallible;
 use webdata_core::store::{rfc3339, CrawlRow, CrawlStatus, Placement};
 use webdata_core::types::CrawlRequest;
 use webdata_core::{validate, ErrorCode, Store};
@@ -190,20 +188,7 @@ pub async fn cancel(
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
     let crawl = owned_crawl(&app, &caller, &id).await?;
-    if !crawl.is_finished() {
-        app.store
-            .finish_crawl(&id, CrawlStatus::Cancelled, None)
-            .await?;
-        if let Some(r) = &app.runner {
-            r.wake();
-        }
-    }
-    if let (Some(k), "kube") = (&app.kube, crawl.launcher.as_str()) {
-        if let Err(e) = k.cancel(&id).await {
-            // The store says cancelled; the operator mirrors that into the CrawlJob anyway.
-            tracing::warn!(crawl = %id, error = %e, "could not set spec.cancel on the CrawlJob");
-        }
-    }
+    crawls::cancel(&app, &crawl).await?;
     let crawl = owned_crawl(&app, &caller, &id).await?;
     Ok(Json(job(&crawl)).into_response())
 }
@@ -217,7 +202,7 @@ pub async fn events(
     headers: HeaderMap,
 ) -> ApiResult<Response> {
     owned_crawl(&app, &caller, &id).await?;
-    let mut after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
+    let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         None | Some("") => 0,
         Some(v) => v.trim().parse::<i64>().map_err(|_| {
             ApiError::invalid(format!(
@@ -225,61 +210,5 @@ pub async fn events(
             ))
         })?,
     };
-    let store = app.store.clone();
-    let poll = app.config.sse_poll;
-    let stream = async_stream::stream! {
-        loop {
-            let batch = match store.crawl_events(&id, after, 200).await {
-                Ok(b) => b,
-                Err(e) => {
-                    tracing::warn!(error = %e, "reading crawl events failed");
-                    tokio::time::sleep(poll).await;
-                    continue;
-                }
-            };
-            if batch.is_empty() {
-                tokio::time::sleep(poll).await;
-                continue;
-            }
-            // The boilerplate verdict is read once per batch, not per page.
-            let boilerplate = if batch.iter().any(|e| e.kind == "page") {
-                match store.get_crawl(&id).await {
-                    Ok(Some(c)) => webdata_engine::crawl::boilerplate_for(&store, &c).await,
-                    _ => Default::default(),
-                }
-            } else {
-                Default::default()
-            };
-            for ev in batch {
-                after = ev.seq;
-                let (name, data) = match ev.kind.as_str() {
-                    "page" => {
-                        let seq = serde_json::from_str::<serde_json::Value>(&ev.data)
-                            .ok()
-                            .and_then(|v| v["seq"].as_i64())
-                            .unwrap_or(0);
-                        let doc = webdata_engine::crawl::page_document(&store, &id, seq, &boilerplate)
-                            .await
-                            .map(|(_, d)| d.to_string())
-                            .unwrap_or_else(|| "{}".into());
-                        ("page", doc)
-                    }
-                    "started" | "status" => ("status", ev.data.clone()),
-                    _ => ("done", ev.data.clone()),
-                };
-                let done = name == "done";
-                yield Ok::<Event, Infallible>(Event::default().id(ev.seq.to_string()).event(name).data(data));
-                if done {
-                    return;
-                }
-            }
-        }
-    };
-    Ok(Sse::new(stream)
-        .keep_alive(
-            KeepAlive::new()
-                .interval(app.config.sse_keepalive)
-                .text("keep-alive"),
-        )
-        .into_response())
+    Ok(crawls::event_stream(&app, id, after))
 }

@@ -5,7 +5,10 @@
 use crate::context::Caller;
 use crate::error::{ApiError, ApiResult};
 use crate::state::AppState;
-use webdata_core::store::CrawlRow;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use std::convert::Infallible;
+use webdata_core::store::{CrawlRow, CrawlStatus};
 
 /// The crawl `id` when the caller's organization owns it; `not_found`
 /// otherwise (another organization's crawl does not exist for the caller).
@@ -36,4 +39,86 @@ pub async fn documents_after(
         })
         .collect();
     Ok((data, last))
+}
+
+/// Cancels a crawl that is not finished (queued pages are dropped at no
+/// cost) and, in cluster mode, sets `spec.cancel` on its CrawlJob.
+pub async fn cancel(app: &AppState, crawl: &CrawlRow) -> ApiResult<()> {
+    if !crawl.is_finished() {
+        app.store
+            .finish_crawl(&crawl.id, CrawlStatus::Cancelled, None)
+            .await?;
+        if let Some(r) = &app.runner {
+            r.wake();
+        }
+    }
+    if let (Some(k), "kube") = (&app.kube, crawl.launcher.as_str()) {
+        if let Err(e) = k.cancel(&crawl.id).await {
+            // The store says cancelled; the operator mirrors that into the CrawlJob anyway.
+            tracing::warn!(crawl = %crawl.id, error = %e, "could not set spec.cancel on the CrawlJob");
+        }
+    }
+    Ok(())
+}
+
+/// The crawl's events as server-sent events after `after`: `page`
+/// (Document), `status`, `done`; follows the crawl live, closes after `done`.
+pub fn event_stream(app: &AppState, id: String, mut after: i64) -> Response {
+    let store = app.store.clone();
+    let poll = app.config.sse_poll;
+    let stream = async_stream::stream! {
+        loop {
+            let batch = match store.crawl_events(&id, after, 200).await {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(error = %e, "reading crawl events failed");
+                    tokio::time::sleep(poll).await;
+                    continue;
+                }
+            };
+            if batch.is_empty() {
+                tokio::time::sleep(poll).await;
+                continue;
+            }
+            // The boilerplate verdict is read once per batch, not per page.
+            let boilerplate = if batch.iter().any(|e| e.kind == "page") {
+                match store.get_crawl(&id).await {
+                    Ok(Some(c)) => webdata_engine::crawl::boilerplate_for(&store, &c).await,
+                    _ => Default::default(),
+                }
+            } else {
+                Default::default()
+            };
+            for ev in batch {
+                after = ev.seq;
+                let (name, data) = match ev.kind.as_str() {
+                    "page" => {
+                        let seq = serde_json::from_str::<serde_json::Value>(&ev.data)
+                            .ok()
+                            .and_then(|v| v["seq"].as_i64())
+                            .unwrap_or(0);
+                        let doc = webdata_engine::crawl::page_document(&store, &id, seq, &boilerplate)
+                            .await
+                            .map(|(_, d)| d.to_string())
+                            .unwrap_or_else(|| "{}".into());
+                        ("page", doc)
+                    }
+                    "started" | "status" => ("status", ev.data.clone()),
+                    _ => ("done", ev.data.clone()),
+                };
+                let done = name == "done";
+                yield Ok::<Event, Infallible>(Event::default().id(ev.seq.to_string()).event(name).data(data));
+                if done {
+                    return;
+                }
+            }
+        }
+    };
+    Sse::new(stream)
+        .keep_alive(
+            KeepAlive::new()
+                .interval(app.config.sse_keepalive)
+                .text("keep-alive"),
+        )
+        .into_response()
 }

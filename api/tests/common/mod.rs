@@ -31,6 +31,11 @@ pub async fn state(name: &str, timeout: Duration, admin_token: Option<&str>) -> 
             screenshot_ttl_ms: 86_400_000,
             brand_timeout: Duration::from_secs(30),
             blob_key: "test".into(),
+            signup: true,
+            free_credits: 500,
+            smtp_url: None,
+            smtp_from: "webdata <no-reply@localhost>".into(),
+            cookie_secure: true,
         }),
         metrics: Arc::new(Metrics::default()),
         engine: webdata_engine::Engine::new(webdata_engine::guard::NetworkGuard::deny_private())
@@ -39,5 +44,6 @@ pub async fn state(name: &str, timeout: Duration, admin_token: Option<&str>) -> 
         kube: None,
         search: None,
         model: None,
+        loopback: Default::default(),
     }
 }
