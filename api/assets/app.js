@@ -42,7 +42,10 @@ function live(el) {
     });
   };
   src.addEventListener("status", status);
-  src.addEventListener("done", function (ev) { status(ev); src.close(); el.setAttribute("data-done", "true"); });
+  src.addEventListener("done", function (ev) {
+    status(ev); src.close(); el.setAttribute("data-done", "true");
+    el.querySelectorAll("[data-hide-when-done]").forEach(function (n) { n.hidden = true; });
+  });
   src.addEventListener("page", function (ev) {
     if (!tbody) return;
     var d; try { d = JSON.parse(ev.data); } catch (_) { return; }

@@ -125,7 +125,7 @@ pub async fn show(
                 p.error { code { (c.error_code.clone().unwrap_or_default()) } ": " (msg) }
             }
             @if !c.is_finished() && may_cancel(&app, &ctx, &c).await {
-                (button_form(&format!("/dashboard/crawls/{}/cancel", c.id), &token.0, "Cancel crawl", "danger", Some("Cancel this crawl? Pages already scraped stay available and charged.")))
+                div data-hide-when-done { (button_form(&format!("/dashboard/crawls/{}/cancel", c.id), &token.0, "Cancel crawl", "danger", Some("Cancel this crawl? Pages already scraped stay available and charged."))) }
             }
         }
         h2 { "Pages" }

@@ -68,7 +68,7 @@ async fn render(
                                 td { code { (d.event_type) } br; span.muted { (d.event_id) } }
                                 td { (d.url) }
                                 td { (d.attempts) }
-                                td { (d.last_status.map(|s| format!("HTTP {s}")).unwrap_or_default()) " " (d.last_error.clone().unwrap_or_default()) }
+                                td { (last_answer(d)) }
                                 td { (time(d.created_at)) }
                                 td { (button_form(&format!("/dashboard/webhooks/deliveries/{}/redrive", d.id), t, "Re-drive", "secondary", None)) }
                             }
@@ -89,7 +89,7 @@ async fn render(
                                 td { (d.url) }
                                 td { span class={ "state " (d.state.as_str()) } { (d.state.as_str()) } }
                                 td { (d.attempts) }
-                                td { (d.last_status.map(|s| format!("HTTP {s}")).unwrap_or_default()) " " (d.last_error.clone().unwrap_or_default()) }
+                                td { (last_answer(d)) }
                                 td { @if d.state == DeliveryState::Pending { (time(d.next_attempt_at)) } }
                             }
                         }
@@ -99,6 +99,16 @@ async fn render(
         }
     };
     Ok(page(app, ctx, token, headers, "webhooks", "Webhooks", body))
+}
+
+/// What the receiver last answered: the error when there is one (it
+/// names the status), else the status.
+fn last_answer(d: &webdata_core::store::Delivery) -> String {
+    match (&d.last_error, d.last_status) {
+        (Some(e), _) => e.clone(),
+        (None, Some(s)) => format!("HTTP {s}"),
+        (None, None) => String::new(),
+    }
 }
 
 fn endpoint_row(e: &WebhookEndpoint, t: &str) -> Markup {
