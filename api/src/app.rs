@@ -355,7 +355,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
     let loopback = state.loopback.clone();
     let app = served
         .merge(extra)
-        .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
+        .fallback(crate::dashboard::fallback)
         .layer(CatchPanicLayer::new())
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

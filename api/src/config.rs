@@ -148,6 +148,8 @@ pub struct Config {
     pub smtp_from: String,
     /// Dashboard cookies are `Secure`.
     pub cookie_secure: bool,
+    /// `http://<address it listens on>`, set by `serve` once bound.
+    pub listen_url: Option<String>,
 }
 
 impl Config {
@@ -170,6 +172,7 @@ impl Config {
             smtp_url: a.smtp_url.clone().filter(|u| !u.is_empty()),
             smtp_from: a.smtp_from.clone(),
             cookie_secure: a.cookie_secure,
+            listen_url: None,
         }
     }
 }

@@ -35,7 +35,31 @@ on_both!(
     low_credit_alert_goes_once_per_crossing_and_rearms_after_a_top_up,
     spend_cap_alert_goes_once_a_month_even_when_a_refusal_triggered_it,
     audit_records_name_the_person_and_keys_their_creator,
+    minting_playground_keys_at_once_leaves_one_live_key,
 );
+
+async fn minting_playground_keys_at_once_leaves_one_live_key(db: Db) {
+    let s = store(db).await;
+    let o = org(&s, 10).await;
+    let mints: Vec<_> = (0..8)
+        .map(|_| {
+            let s = s.clone();
+            let o = o.clone();
+            tokio::spawn(async move { s.create_playground_key(&o, "usr_ann").await })
+        })
+        .collect();
+    for m in mints {
+        m.await.expect("task").expect("mint");
+    }
+    let live: Vec<_> = s
+        .list_keys(&o, true)
+        .await
+        .expect("keys")
+        .into_iter()
+        .filter(|k| k.is_active(now_ms()))
+        .collect();
+    assert_eq!(live.len(), 1, "{live:?}");
+}
 
 async fn people_roles_sessions_and_invitations(db: Db) {
     let s = store(db).await;

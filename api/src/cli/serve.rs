@@ -92,7 +92,12 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = open(&args.store).await?;
     let shown_key = bootstrap(&store, &args).await?;
     bootstrap_owner(&store, &args).await?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
     let mut config = Config::from_args(&args);
+    config.listen_url = Some(format!("http://{addr}"));
     config.blob_key = store
         .setting_or_init("blob_signing_key", webdata_core::store::generate_key)
         .await?;
@@ -153,10 +158,6 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         model: chat_model(&args)?,
         loopback: Default::default(),
     };
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("could not listen on {}", args.listen))?;
-    let addr = listener.local_addr()?;
     if let Some(key) = shown_key {
         eprintln!(
             "\nwebdata: created organization 'default' with {} credits.",

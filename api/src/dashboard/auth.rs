@@ -489,10 +489,14 @@ pub async fn invite_page(
         html! {
             p { "You are invited to " strong { (org.name) } " as " strong { (inv.role.as_str()) } "." }
             @if let Some(Extension(s)) = &session {
+                @if inv.email.as_deref().is_some_and(|e| e != s.user.email) {
+                    p.error role="alert" { "This invitation is for " (inv.email.clone().unwrap_or_default()) "; you are signed in as " (s.user.email) ". Sign out and open the link again as that person." }
+                } @else {
                 form method="post" action=(action) {
                     (csrf(&token.0))
                     p { "Signed in as " (s.user.email) "." }
                     button type="submit" { "Accept and join" }
+                }
                 }
             } @else {
                 h2 { "New to webdata" }
@@ -523,7 +527,16 @@ pub async fn accept_invite(
     };
     let signed_in = session.as_ref().map(|Extension(s)| s.id.clone());
     let (user_id, email, new_cookie) = match session {
-        Some(Extension(s)) => (s.user.id.clone(), s.user.email.clone(), None),
+        Some(Extension(s)) => {
+            if inv.email.as_deref().is_some_and(|e| e != s.user.email) {
+                return Err(Page::error(
+                    StatusCode::FORBIDDEN,
+                    "Not for you",
+                    "This invitation is for another e-mail address; sign in as that person to accept it.",
+                ));
+            }
+            (s.user.id.clone(), s.user.email.clone(), None)
+        }
         None => {
             let email = normalize_email(form.text("email"));
             if let Err(m) = check_email(&email).and_then(|_| check_password(form.text("password")))

@@ -477,13 +477,46 @@ pub fn client_ip(req_ext: &axum::http::Extensions) -> String {
         .unwrap_or_else(|| "unknown".into())
 }
 
-/// The base URL links in mails use: `WEBDATA_PUBLIC_URL`, else the Host
-/// the browser used.
+/// The base URL of links shown to the person in their own browser (an
+/// invitation link to pass on): `WEBDATA_PUBLIC_URL`, else the Host the
+/// browser used.
 pub fn base_url(app: &AppState, host: &str) -> String {
     match &app.config.public_url {
         Some(u) => u.trim_end_matches('/').to_string(),
         None => format!("http://{host}"),
     }
+}
+
+/// The base URL of links sent by mail: `WEBDATA_PUBLIC_URL`, else the
+/// address the service listens on. Never the request's `Host`, which
+/// anyone can set (a reset link pointing at their host would hand them the
+/// victim's token).
+pub fn mail_base_url(app: &AppState) -> String {
+    app.config
+        .public_url
+        .as_deref()
+        .or(app.config.listen_url.as_deref())
+        .unwrap_or("http://localhost:3002")
+        .trim_end_matches('/')
+        .to_string()
+}
+
+/// Unknown paths under `/dashboard`: the dashboard's 404 page with its
+/// security headers (the API's JSON 404 is for everything else).
+pub async fn fallback(State(app): State<AppState>, req: Request) -> Response {
+    if !req.uri().path().starts_with("/dashboard") {
+        return StatusCode::NOT_FOUND.into_response();
+    }
+    finish(
+        Page::error(
+            StatusCode::NOT_FOUND,
+            "Not found",
+            "There is no such page in the dashboard.",
+        )
+        .into_response(),
+        &app,
+        None,
+    )
 }
 
 /// A signed-in page: the layout around `body`, with the flash message of

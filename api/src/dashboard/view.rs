@@ -178,7 +178,27 @@ pub fn time_or(ms: Option<i64>, none: &str) -> Markup {
 /// Markdown from the web as HTML with anything active removed (scripts,
 /// event handlers, `javascript:` links, forms, frames, styles).
 pub fn markdown_html(md: &str) -> Markup {
-    let parser = pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES);
+    use pulldown_cmark::{Event, Tag, TagEnd};
+    // Pictures become links to them: the dashboard loads nothing from
+    // other sites (its CSP allows images from itself only).
+    let parser =
+        pulldown_cmark::Parser::new_ext(md, pulldown_cmark::Options::ENABLE_TABLES).map(|ev| {
+            match ev {
+                Event::Start(Tag::Image {
+                    dest_url,
+                    title,
+                    id,
+                    ..
+                }) => Event::Start(Tag::Link {
+                    link_type: pulldown_cmark::LinkType::Inline,
+                    dest_url,
+                    title,
+                    id,
+                }),
+                Event::End(TagEnd::Image) => Event::End(TagEnd::Link),
+                other => other,
+            }
+        });
     let mut raw = String::new();
     pulldown_cmark::html::push_html(&mut raw, parser);
     PreEscaped(
@@ -239,7 +259,7 @@ mod tests {
 
     #[test]
     fn markdown_from_the_web_loses_everything_active() {
-        let md = "# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[x](javascript:alert(3)) and [ok](https://example.com)\n";
+        let md = "# Title\n\n<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n[x](javascript:alert(3)) and [ok](https://example.com)\n\n![The harbour](https://example.com/h.png)\n";
         let out = markdown_html(md).into_string();
         assert!(!out.contains("<script"), "{out}");
         assert!(!out.contains("onerror"), "{out}");

@@ -157,6 +157,26 @@ impl Store {
         secret: &str,
         spec: KeySpec<'_>,
     ) -> StoreResult<NewKey> {
+        let mut tx = self.begin_write().await?;
+        let id = self
+            .insert_key_in(&mut tx, org_id, name, secret, spec)
+            .await?;
+        tx.commit().await?;
+        let key = self.get_key(&id).await?;
+        Ok(NewKey {
+            key,
+            secret: secret.to_string(),
+        })
+    }
+
+    async fn insert_key_in(
+        &self,
+        tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+        org_id: &str,
+        name: &str,
+        secret: &str,
+        spec: KeySpec<'_>,
+    ) -> StoreResult<String> {
         let id = new_id("key");
         let now = spec.now;
         sqlx::query(
@@ -176,13 +196,9 @@ impl Store {
         .bind(spec.rate)
         .bind(spec.concurrency)
         .bind(super::orgs::current_actor())
-        .execute(self.pool())
+        .execute(&mut **tx)
         .await?;
-        let key = self.get_key(&id).await?;
-        Ok(NewKey {
-            key,
-            secret: secret.to_string(),
-        })
+        Ok(id)
     }
 
     /// Creates a standard key for an organization.
@@ -230,13 +246,23 @@ impl Store {
         }
         self.get_org(org_id).await?;
         let now = now_ms();
+        // One transaction, the organization's row locked: two mints at once
+        // still leave exactly one live key for the person.
+        let mut tx = self.begin_write().await?;
+        sqlx::query(&format!(
+            "SELECT id FROM organizations WHERE id = $1{}",
+            self.lock_suffix()
+        ))
+        .bind(org_id)
+        .fetch_optional(&mut *tx)
+        .await?;
         sqlx::query(
             "UPDATE api_keys SET revoked_at = $1 WHERE org_id = $2 AND kind = 'playground' AND person = $3 AND revoked_at IS NULL",
         )
         .bind(now)
         .bind(org_id)
         .bind(person.trim())
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
         let spec = KeySpec {
             now,
@@ -247,9 +273,15 @@ impl Store {
             rate: Some(PLAYGROUND_RATE_PER_MINUTE),
             concurrency: Some(PLAYGROUND_CONCURRENCY),
         };
-        let created = self
-            .insert_key(org_id, "playground", &generate_key(), spec)
+        let secret = generate_key();
+        let id = self
+            .insert_key_in(&mut tx, org_id, "playground", &secret, spec)
             .await?;
+        tx.commit().await?;
+        let created = NewKey {
+            key: self.get_key(&id).await?,
+            secret,
+        };
         self.audit(
             org_id,
             Some(&created.key.id),
