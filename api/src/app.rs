@@ -74,6 +74,14 @@ fn keyed() -> ApiRouter<AppState> {
                 .errors(&[400, 401, 404, 429, 500]),
         )
         .get(
+            "/v1/crawl/{id}/errors",
+            crawl::errors,
+            Op::new("getCrawlErrors", "Why pages failed: every URL of the crawl that failed for good with its error code and message (`errors`), and the URLs robots.txt kept out (`robotsBlocked`); up to 10000 of each (free).")
+                .path("id")
+                .answers(200, "`errors`: [{url, code, error, attempts}], `robotsBlocked`: [url].", Body::Json(openapi::any_object))
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .get(
             "/v1/crawl/{id}/events",
             crawl::events,
             Op::new("streamCrawl", "Follow a crawl as server-sent events.")

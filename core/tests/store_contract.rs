@@ -814,7 +814,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     }
     assert!(
         store
-            .fail_url(&leases[4], "boom", true, 0, 2)
+            .fail_url(&leases[4], "fetch_failed", "boom", true, 0, 2)
             .await
             .expect("fail"),
         "retried"
@@ -826,7 +826,7 @@ async fn crawl_lifecycle_counts_charges_and_numbers_events(store: Store) {
     assert_eq!(again.len(), 1);
     assert!(
         !store
-            .fail_url(&again[0], "boom", true, 0, 2)
+            .fail_url(&again[0], "fetch_failed", "boom", true, 0, 2)
             .await
             .expect("fail"),
         "gives up after 2 attempts"

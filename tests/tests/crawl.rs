@@ -147,7 +147,74 @@ on_both!(
     events_replay_from_last_event_id_and_close_after_done,
     killed_server_resumes_the_crawl_without_losing_or_double_charging,
     repeated_blocks_are_removed_unless_asked_to_keep_them,
+    errors_list_failed_urls_with_codes_and_what_robots_kept_out,
 );
+
+async fn errors_list_failed_urls_with_codes_and_what_robots_kept_out(db: Db) {
+    let s = Server::start(db).await;
+    let site = Site::serve(
+        axum::Router::new()
+            .route(
+                "/robots.txt",
+                get(|| async { "User-agent: *\nDisallow: /private\n" }),
+            )
+            .route(
+                "/",
+                get(|| async { Html(page("Home", &["/ok", "/private/a", "/private/b", "/blob"])) }),
+            )
+            .route("/ok", get(|| async { Html(page("Ok", &["/private/a"])) }))
+            .route("/about", get(|| async { Html(page("About", &[])) }))
+            .route("/private/{p}", get(|| async { Html(page("Private", &[])) }))
+            .route(
+                "/blob",
+                get(|| async {
+                    (
+                        [(header::CONTENT_TYPE, "application/octet-stream")],
+                        vec![0u8, 1, 2, 3, 255, 254],
+                    )
+                }),
+            ),
+    )
+    .await;
+    let id = start(
+        &s,
+        json!({"url": site.url("/"), "limit": 20, "sitemap": "skip"}),
+    )
+    .await;
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["status"], "completed", "{}", done.text);
+    let r = s.get_as(&s.key, &format!("/v1/crawl/{id}/errors")).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["success"], true);
+    let errors = r.json["errors"].as_array().expect("errors");
+    assert_eq!(errors.len(), 1, "{}", r.text);
+    assert_eq!(errors[0]["url"], site.url("/blob"));
+    assert_eq!(errors[0]["code"], "unsupported_content", "{}", r.text);
+    assert!(errors[0]["error"].as_str().is_some_and(|m| !m.is_empty()));
+    let mut blocked: Vec<String> = r.json["robotsBlocked"]
+        .as_array()
+        .expect("robotsBlocked")
+        .iter()
+        .filter_map(|u| u.as_str().map(String::from))
+        .collect();
+    blocked.sort();
+    assert_eq!(
+        blocked,
+        vec![site.url("/private/a"), site.url("/private/b")],
+        "each once"
+    );
+    assert_eq!(done.json["failed"], 1);
+    assert_eq!(
+        s.credits().await,
+        1000 - 3,
+        "the three pages are charged, the failed one is not: {}",
+        done.text
+    );
+    // Another organization's crawl does not exist for the caller.
+    s.get_as(&s.key, "/v1/crawl/crawl_nope/errors")
+        .await
+        .assert_error(404, "not_found");
+}
 
 async fn crawl_is_sitemap_first_respects_robots_and_pages_every_document_once(db: Db) {
     let s = Server::start(db).await;

@@ -212,3 +212,26 @@ pub async fn events(
     };
     Ok(crawls::event_stream(&app, id, after))
 }
+
+/// Entries of each list `GET /v1/crawl/{id}/errors` returns at most.
+pub const ERRORS_MAX: i64 = 10_000;
+
+/// `GET /v1/crawl/{id}/errors`: every URL that failed for good with its
+/// error code and message, and the URLs robots.txt kept out.
+pub async fn errors(
+    State(app): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> ApiResult<Response> {
+    let crawl = owned_crawl(&app, &caller, &id).await?;
+    let failed = app.store.failed_urls(&crawl.id, ERRORS_MAX).await?;
+    let blocked = app.store.robots_blocked(&crawl.id, ERRORS_MAX).await?;
+    Ok(Json(serde_json::json!({
+        "success": true,
+        "errors": failed,
+        "robotsBlocked": blocked,
+        "credits_used": 0,
+        "request_id": request_id(),
+    }))
+    .into_response())
+}

@@ -136,11 +136,14 @@ impl Store {
         Ok(added)
     }
 
-    /// A URL that failed: queued again after `retry_after_ms` when
-    /// `retryable` and under `max_attempts`, else counted as failed.
+    /// A URL that failed with an error `code` (the API's error codes) and
+    /// message: queued again after `retry_after_ms` when `retryable` and
+    /// under `max_attempts`, else counted as failed.
+    #[allow(clippy::too_many_arguments)]
     pub async fn fail_url(
         &self,
         lease: &Lease,
+        code: &str,
         error: &str,
         retryable: bool,
         retry_after_ms: i64,
@@ -156,7 +159,7 @@ impl Store {
             UrlState::Failed
         };
         let changed = sqlx::query(
-            "UPDATE frontier SET state = $1, attempts = $2, not_before = $3, lease_until = NULL, error = $4 \
+            "UPDATE frontier SET state = $1, attempts = $2, not_before = $3, lease_until = NULL, error = $4, error_code = $8 \
              WHERE crawl_id = $5 AND url_key = $6 AND state = 'leased' AND worker = $7",
         )
         .bind(state.as_str())
@@ -166,6 +169,7 @@ impl Store {
         .bind(&lease.crawl_id)
         .bind(&lease.key)
         .bind(&lease.worker)
+        .bind(code)
         .execute(&mut *tx)
         .await?
         .rows_affected();
@@ -281,6 +285,66 @@ impl Store {
         )
         .bind(crawl_id)
         .fetch_one(self.pool())
+        .await?)
+    }
+}
+
+/// A URL of a crawl that failed for good.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FailedUrl {
+    pub url: String,
+    /// The API error code (`fetch_failed`, `timeout`, `blocked_url`, …).
+    pub code: String,
+    pub error: String,
+    pub attempts: i64,
+}
+
+impl Store {
+    /// The URLs of a crawl that failed for good, in the order they were found.
+    pub async fn failed_urls(&self, crawl_id: &str, limit: i64) -> StoreResult<Vec<FailedUrl>> {
+        use sqlx::Row;
+        let rows = sqlx::query(
+            "SELECT url, error_code, error, attempts FROM frontier WHERE crawl_id = $1 AND state = 'failed' ORDER BY created_at, url_key LIMIT $2",
+        )
+        .bind(crawl_id)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?;
+        rows.iter()
+            .map(|r| {
+                Ok(FailedUrl {
+                    url: r.try_get("url")?,
+                    code: r
+                        .try_get::<Option<String>, _>("error_code")?
+                        .unwrap_or_else(|| "fetch_failed".into()),
+                    error: r.try_get::<Option<String>, _>("error")?.unwrap_or_default(),
+                    attempts: r.try_get("attempts")?,
+                })
+            })
+            .collect()
+    }
+
+    /// Records that robots.txt kept `url` out of a crawl (once per URL).
+    pub async fn note_robots_blocked(&self, crawl_id: &str, url: &str) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO crawl_robots_blocked (crawl_id, url, at) VALUES ($1, $2, $3) ON CONFLICT (crawl_id, url) DO NOTHING",
+        )
+        .bind(crawl_id)
+        .bind(url)
+        .bind(now_ms())
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The URLs robots.txt kept out of a crawl, in the order they were met.
+    pub async fn robots_blocked(&self, crawl_id: &str, limit: i64) -> StoreResult<Vec<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT url FROM crawl_robots_blocked WHERE crawl_id = $1 ORDER BY at, url LIMIT $2",
+        )
+        .bind(crawl_id)
+        .bind(limit)
+        .fetch_all(self.pool())
         .await?)
     }
 }

@@ -18,7 +18,7 @@ mod wire;
 pub use backlog::PoolBacklog;
 pub use commit::{PageCommit, PageWrite};
 pub use events::CrawlEvent;
-pub use frontier::{Lease, NewUrl};
+pub use frontier::{FailedUrl, Lease, NewUrl};
 pub use lease::LeaseAsk;
 pub use row::{CrawlRow, Placement};
 pub use state::{status, CrawlStatus, UnknownState, UrlState};

@@ -59,7 +59,7 @@ impl CrawlRunner {
                 .await;
                 for su in found.urls {
                     if let Ok(u) = Url::parse(&su.loc) {
-                        if self.wanted(&plan, &u, ignore_robots).await {
+                        if self.wanted(&crawl.id, &plan, &u, ignore_robots).await {
                             urls.push(new_url(&u, 1, "sitemap"));
                         }
                     }

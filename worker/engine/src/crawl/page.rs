@@ -57,7 +57,7 @@ impl CrawlRunner {
         let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
         let Ok(page_url) = Url::parse(&lease.url) else {
             self.store
-                .fail_url(lease, "unparsable URL", false, 0, 1)
+                .fail_url(lease, "invalid_request", "unparsable URL", false, 0, 1)
                 .await?;
             return Ok(());
         };
@@ -105,7 +105,7 @@ impl CrawlRunner {
                         let known = self.state.is_enqueued(&crawl.id, &candidate.key);
                         if !known
                             && !this_page.contains(&candidate.key)
-                            && self.wanted(&plan, &l, ignore_robots).await
+                            && self.wanted(&crawl.id, &plan, &l, ignore_robots).await
                         {
                             this_page.insert(candidate.key.clone());
                             found.push(candidate);
@@ -159,7 +159,9 @@ impl CrawlRunner {
     ) -> Result<(), webdata_core::StoreError> {
         match f.code {
             ErrorCode::BlockedBySite => {
-                self.store.fail_url(lease, &f.message, false, 0, 1).await?;
+                self.store
+                    .fail_url(lease, f.code.as_str(), &f.message, false, 0, 1)
+                    .await?;
                 self.store
                     .finish_crawl(
                         &crawl.id,
@@ -174,11 +176,20 @@ impl CrawlRunner {
             ErrorCode::Timeout | ErrorCode::FetchFailed | ErrorCode::CapacityExceeded => {
                 let backoff = 1000 * (1 << lease.attempts.clamp(0, 5));
                 self.store
-                    .fail_url(lease, &f.message, true, backoff, self.cfg.max_attempts)
+                    .fail_url(
+                        lease,
+                        f.code.as_str(),
+                        &f.message,
+                        true,
+                        backoff,
+                        self.cfg.max_attempts,
+                    )
                     .await?;
             }
             _ => {
-                self.store.fail_url(lease, &f.message, false, 0, 1).await?;
+                self.store
+                    .fail_url(lease, f.code.as_str(), &f.message, false, 0, 1)
+                    .await?;
             }
         }
         Ok(())

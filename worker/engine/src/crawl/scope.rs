@@ -16,8 +16,15 @@ impl CrawlRunner {
         self.engine.robots_for(url).await
     }
 
-    /// Same site, path filter, robots.
-    pub(super) async fn wanted(&self, plan: &Plan, u: &Url, ignore_robots: bool) -> bool {
+    /// Same site, path filter, robots. A URL robots.txt keeps out is
+    /// recorded once for the crawl's errors.
+    pub(super) async fn wanted(
+        &self,
+        crawl_id: &str,
+        plan: &Plan,
+        u: &Url,
+        ignore_robots: bool,
+    ) -> bool {
         if !urlnorm::same_site(
             &plan.start,
             u,
@@ -28,7 +35,15 @@ impl CrawlRunner {
         if !plan.filter.allows(u) {
             return false;
         }
-        ignore_robots || self.robots(u).await.is_allowed_url(u)
+        if ignore_robots || self.robots(u).await.is_allowed_url(u) {
+            return true;
+        }
+        if self.state.first_robots_block(crawl_id, u.as_str()) {
+            if let Err(e) = self.store.note_robots_blocked(crawl_id, u.as_str()).await {
+                tracing::warn!(error = %e, "could not record a URL robots.txt keeps out");
+            }
+        }
+        false
     }
 
     pub(super) async fn polite(&self, url: &Url, ignore_robots: bool) {

@@ -37,6 +37,8 @@ pub(super) struct RunnerState {
     /// Per crawl, the URL keys this runner already handed to the frontier:
     /// links to them are not sent to the store again.
     enqueued: Mutex<HashMap<String, HashSet<String>>>,
+    /// (crawl, URL) pairs robots.txt kept out that this runner recorded.
+    robots_blocked: moka::sync::Cache<(String, String), ()>,
 }
 
 impl RunnerState {
@@ -47,7 +49,22 @@ impl RunnerState {
             host_slots: Mutex::new(HashMap::new()),
             rows: moka::sync::Cache::builder().time_to_live(ROW_TTL).build(),
             enqueued: Mutex::new(HashMap::new()),
+            robots_blocked: moka::sync::Cache::builder()
+                .max_capacity(100_000)
+                .time_to_live(std::time::Duration::from_secs(3600))
+                .build(),
         }
+    }
+
+    /// True the first time this runner sees robots.txt keep `url` out of
+    /// crawl `id` (so it is written to the store once, not per link).
+    pub(super) fn first_robots_block(&self, id: &str, url: &str) -> bool {
+        let key = (id.to_string(), url.to_string());
+        if self.robots_blocked.contains_key(&key) {
+            return false;
+        }
+        self.robots_blocked.insert(key, ());
+        true
     }
 
     /// The crawl's parsed request, parsed once per runner.
