@@ -4,7 +4,7 @@
 
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::openapi::{self, crawl_status, ApiRouter, Body, Data, Op, Route, Security};
-use crate::routes::{admin, blobs, brand, crawl, extract, map, ops, scrape, search, team};
+use crate::routes::{admin, batch, blobs, brand, crawl, extract, map, ops, scrape, search, team};
 use crate::state::AppState;
 use axum::Router;
 use serde_json::json;
@@ -12,8 +12,8 @@ use tower_http::catch_panic::CatchPanicLayer;
 use webdata_core::brand::BrandResponse;
 use webdata_core::store::{NewOrganization, Organization};
 use webdata_core::types::{
-    CrawlJob, CrawlRequest, ExtractRequest, ExtractResponse, MapRequest, MapResponse,
-    ScrapeRequest, ScrapeResponse, SearchRequest, SearchResponse,
+    BatchScrapeRequest, CrawlJob, CrawlRequest, ExtractRequest, ExtractResponse, MapRequest,
+    MapResponse, ScrapeRequest, ScrapeResponse, SearchRequest, SearchResponse,
 };
 
 /// The routes behind an API key, described.
@@ -88,6 +88,50 @@ fn keyed() -> ApiRouter<AppState> {
                 .path("id")
                 .param(json!({ "name": "Last-Event-ID", "in": "header", "required": false, "schema": { "type": "string" } }))
                 .answers(200, "Server-sent events: `page` (Document), `status` and `done` (CrawlStatus without data); ids usable as Last-Event-ID; `: keep-alive` every 15 s.", Body::EventStream)
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .post(
+            "/v1/batch/scrape",
+            batch::start,
+            Op::new("startBatchScrape", "Scrape a list of URLs (1 to 10000) with one set of options, asynchronously: a crawl whose URLs are given (1 credit per page scraped successfully; invalid URLs cost nothing).")
+                .idempotent()
+                .body::<BatchScrapeRequest>()
+                .answers(202, "Accepted (status queued): `id`, `status`, `url` (the first URL), `createdAt`, and `invalidURLs` (the URLs skipped with `ignoreInvalidURLs`).", Body::Json(openapi::any_object))
+                .errors(&[400, 401, 402, 404, 409, 422, 429, 500]),
+        )
+        .get(
+            "/v1/batch/scrape/{id}",
+            batch::get,
+            Op::new("getBatchScrape", "Status and a page of documents, as getCrawl; pass `next` as `cursor`.")
+                .path("id")
+                .param(json!({ "name": "cursor", "in": "query", "required": false, "schema": { "type": "string" } }))
+                .param(json!({ "name": "limit", "in": "query", "required": false, "schema": { "type": "integer", "minimum": 1, "maximum": 100, "default": 50 } }))
+                .answers(200, "Status and one page of documents.", Body::Json(crawl_status))
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .delete(
+            "/v1/batch/scrape/{id}",
+            batch::cancel,
+            Op::new("cancelBatchScrape", "Cancel a batch scrape; queued pages are dropped at no cost.")
+                .path("id")
+                .ok::<CrawlJob>(200, "The batch scrape, now cancelled (scraped pages stay available and charged).")
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .get(
+            "/v1/batch/scrape/{id}/events",
+            batch::events,
+            Op::new("streamBatchScrape", "Follow a batch scrape as server-sent events (as streamCrawl).")
+                .path("id")
+                .param(json!({ "name": "Last-Event-ID", "in": "header", "required": false, "schema": { "type": "string" } }))
+                .answers(200, "Server-sent events: `page`, `status`, `done`.", Body::EventStream)
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .get(
+            "/v1/batch/scrape/{id}/errors",
+            batch::errors,
+            Op::new("getBatchScrapeErrors", "Why pages failed: `errors` (url, code, error, attempts) and `robotsBlocked` (free).")
+                .path("id")
+                .answers(200, "`errors` and `robotsBlocked`.", Body::Json(openapi::any_object))
                 .errors(&[400, 401, 404, 429, 500]),
         )
         .post(

@@ -117,6 +117,7 @@ impl Dispatcher {
 
     async fn event_body(
         &self,
+        prefix: &str,
         crawl_id: &str,
         ev: &CrawlEvent,
         metadata: Option<&serde_json::Value>,
@@ -136,7 +137,7 @@ impl Dispatcher {
         let event_id = format!("evt_{crawl_id}_{}", ev.seq);
         let mut body = serde_json::json!({
             "id": event_id,
-            "type": format!("crawl.{short}"),
+            "type": format!("{prefix}.{short}"),
             "createdAt": rfc3339(ev.created_at),
             "data": data,
         });
@@ -165,10 +166,16 @@ impl Dispatcher {
             let mut endpoints = self.store.webhook_endpoints(&crawl.org_id).await?;
             endpoints.retain(|e| e.disabled_at.is_none());
             let boilerplate = webdata_engine::crawl::boilerplate_for(&self.store, &crawl).await;
+            // Batch scrapes send `batch_scrape.*`, crawls `crawl.*`.
+            let prefix = if crawl.is_batch() {
+                "batch_scrape"
+            } else {
+                "crawl"
+            };
             let mut deliveries = Vec::new();
             for ev in &events {
                 let Some((event_id, short, body)) = self
-                    .event_body(&crawl_id, ev, metadata.as_ref(), &boilerplate)
+                    .event_body(prefix, &crawl_id, ev, metadata.as_ref(), &boilerplate)
                     .await
                 else {
                     continue;
@@ -183,7 +190,7 @@ impl Dispatcher {
                             event_id: event_id.clone(),
                             endpoint_id: None,
                             url: h.url.clone(),
-                            event_type: format!("crawl.{short}"),
+                            event_type: format!("{prefix}.{short}"),
                             body: body.clone(),
                         });
                     }
@@ -193,7 +200,7 @@ impl Dispatcher {
                         event_id: event_id.clone(),
                         endpoint_id: Some(e.id.clone()),
                         url: e.url.clone(),
-                        event_type: format!("crawl.{short}"),
+                        event_type: format!("{prefix}.{short}"),
                         body: body.clone(),
                     });
                 }

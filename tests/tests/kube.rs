@@ -537,6 +537,64 @@ async fn api_crawls_run_as_crawljobs_through_the_operator() {
     operator.kill();
 }
 
+/// A batch scrape in cluster mode is a CrawlJob like a crawl: the operator
+/// admits it, its pool's workers run the given URLs, nothing else.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn api_batch_scrapes_run_as_crawljobs_through_the_operator() {
+    let cluster = Cluster::start();
+    let database_url = fresh_database(Db::Postgres).await;
+    let s = api_in_cluster_mode(&cluster, &database_url).await;
+    let _operator = Operator::start(&cluster, &database_url);
+    let site = site(0).await;
+    make_pool(&cluster).await;
+    let urls: Vec<String> = (1..=3).map(|n| site.url(&format!("/p/{n}"))).collect();
+    let r = s.post("/v1/batch/scrape", json!({ "urls": urls })).await;
+    assert_eq!(r.status, 202, "{}", r.text);
+    let id = r.json["id"].as_str().expect("id").to_string();
+    let name = id.replace('_', "-");
+    let job = cluster
+        .wait_for("the batch's CrawlJob", &format!("{JOBS}/{name}"), |j| {
+            j["status"]["phase"] == "Queued" || j["status"]["phase"] == "Running"
+        })
+        .await;
+    assert_eq!(job["spec"]["url"], urls[0].as_str());
+    assert_eq!(job["spec"]["limit"], 3);
+    assert_eq!(
+        job["metadata"]["annotations"]["webdata.io/crawl-id"],
+        id.as_str()
+    );
+    let mut kubelet = Kubelet::default();
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let done = loop {
+        kubelet.sync(&cluster, &database_url).await;
+        let r = s.get_as(&s.key, &format!("/v1/batch/scrape/{id}")).await;
+        if r.json["status"] == "completed" {
+            break r.json;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "batch did not finish: {}",
+            r.text
+        );
+        tokio::time::sleep(Duration::from_millis(150)).await;
+    };
+    assert_eq!(done["completed"], 3, "{done}");
+    let mut got: Vec<String> = done["data"]
+        .as_array()
+        .expect("data")
+        .iter()
+        .filter_map(|d| d["url"].as_str().map(String::from))
+        .collect();
+    got.sort();
+    assert_eq!(got, urls, "the given URLs, no link followed");
+    assert_eq!(done["credits_used"], 3);
+    cluster
+        .wait_for("the CrawlJob to complete", &format!("{JOBS}/{name}"), |j| {
+            j["status"]["phase"] == "Completed"
+        })
+        .await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
     let cluster = Cluster::start();

@@ -1,4 +1,4 @@
-//! Crawls: the organization's crawls with status and live progress (the
+//! Crawls: the organization's crawls and batch scrapes with status and live progress (the
 //! crawl's own event stream, read with the session), one crawl's documents
 //! paged by cursor, cancel.
 
@@ -52,11 +52,12 @@ pub async fn list(
             p.muted { "No crawls yet. Start one from the " a href="/dashboard/playground" { "playground" } " or with " code { "POST /v1/crawl" } "." }
         } @else {
             div.scroll { table {
-                thead { tr { th { "Started" } th { "URL" } th { "Progress" } } }
+                thead { tr { th { "Started" } th { "Kind" } th { "URL" } th { "Progress" } } }
                 tbody {
                     @for c in &crawls {
                         tr data-events=[(!c.is_finished()).then(|| format!("/dashboard/crawls/{}/events?after={}", c.id, c.event_seq))] {
                             td { (time(c.created_at)) }
+                            td { @if c.is_batch() { "batch scrape" } @else { "crawl" } }
                             td { a href={ "/dashboard/crawls/" (c.id) } { (c.url) } }
                             td { (progress(c)) }
                         }
@@ -147,7 +148,12 @@ pub async fn show(
             @if last > after && (docs.len() as i64) == DOCS { a href={ "/dashboard/crawls/" (c.id) "?after=" (last) } { "Next page" } }
         }
     };
-    Ok(page(&app, &ctx, &token, &headers, "crawls", "Crawl", body))
+    let title = if c.is_batch() {
+        "Batch scrape"
+    } else {
+        "Crawl"
+    };
+    Ok(page(&app, &ctx, &token, &headers, "crawls", title, body))
 }
 
 /// `GET /dashboard/crawls/{id}/events`: the crawl's event stream, for the

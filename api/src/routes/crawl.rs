@@ -6,7 +6,7 @@ use crate::body;
 use crate::context::{request_id, Caller};
 use crate::error::{ApiError, ApiResult};
 use crate::idempotency::{self, Claim};
-use crate::services::crawls::{self, owned_crawl};
+use crate::services::crawls;
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
@@ -15,6 +15,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use base64::Engine as _;
 use serde::Deserialize;
+use webdata_core::store::crawl::KIND_CRAWL;
 use webdata_core::store::{rfc3339, CrawlRow, CrawlStatus, Placement};
 use webdata_core::types::CrawlRequest;
 use webdata_core::{validate, ErrorCode, Store};
@@ -71,6 +72,21 @@ pub async fn start(
     stored.url = req.url.trim().to_string();
     let request_json =
         serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))?;
+    create_and_launch(&app, &caller, claim, &stored, &request_json, None, None).await
+}
+
+/// Stores a crawl (or, with `seeds`, a batch scrape over those URLs),
+/// launches it (a CrawlJob in cluster mode, else the local runner) and
+/// answers 202 with the job, plus `extra` fields.
+pub(crate) async fn create_and_launch(
+    app: &AppState,
+    caller: &Caller,
+    claim: Option<idempotency::Held>,
+    stored: &CrawlRequest,
+    request_json: &str,
+    seeds: Option<&[String]>,
+    extra: Option<serde_json::Map<String, serde_json::Value>>,
+) -> ApiResult<Response> {
     let placement = match &app.kube {
         Some(k) => Placement {
             pool: k.pool.clone(),
@@ -80,20 +96,35 @@ pub async fn start(
         },
         None => Placement::default(),
     };
-    let row = app
-        .store
-        .create_crawl_in(
-            &Store::new_crawl_id(),
-            &caller.org.id,
-            Some(&caller.key.id),
-            &stored.url,
-            &request_json,
-            req.limit(),
-            &placement,
-        )
-        .await?;
+    let row = match seeds {
+        None => {
+            app.store
+                .create_crawl_in(
+                    &Store::new_crawl_id(),
+                    &caller.org.id,
+                    Some(&caller.key.id),
+                    &stored.url,
+                    request_json,
+                    stored.limit(),
+                    &placement,
+                )
+                .await?
+        }
+        Some(urls) => {
+            app.store
+                .create_batch_in(
+                    &Store::new_batch_id(),
+                    &caller.org.id,
+                    Some(&caller.key.id),
+                    urls,
+                    request_json,
+                    &placement,
+                )
+                .await?
+        }
+    };
     if let Some(k) = &app.kube {
-        if let Err(msg) = k.launch(&row, &stored).await {
+        if let Err(msg) = k.launch(&row, stored).await {
             tracing::error!(crawl = %row.id, error = %msg, "could not launch the crawl in the cluster");
             app.store
                 .finish_crawl(
@@ -114,7 +145,10 @@ pub async fn start(
     if let Some(r) = &app.runner {
         r.wake();
     }
-    let body = job(&row);
+    let mut body = job(&row);
+    for (k, v) in extra.unwrap_or_default() {
+        body[k] = v;
+    }
     if let Some(c) = claim {
         c.complete(StatusCode::ACCEPTED, &body).await;
     }
@@ -150,6 +184,17 @@ pub async fn get(
     Path(id): Path<String>,
     Query(q): Query<PageQuery>,
 ) -> ApiResult<Response> {
+    get_kind(app, caller, id, q, KIND_CRAWL).await
+}
+
+/// Status and a page of documents of a crawl or batch scrape.
+pub(crate) async fn get_kind(
+    app: AppState,
+    caller: Caller,
+    id: String,
+    q: PageQuery,
+    kind: &str,
+) -> ApiResult<Response> {
     let limit = match q.limit.as_deref() {
         None => 50,
         Some(l) => match l.parse::<i64>() {
@@ -165,7 +210,7 @@ pub async fn get(
         Some(c) if !c.is_empty() => decode_cursor(c)?,
         _ => 0,
     };
-    let crawl = owned_crawl(&app, &caller, &id).await?;
+    let crawl = crawls::owned(&app, &caller, &id, kind).await?;
     let (data, last) = crawls::documents_after(&app, &crawl, after, limit).await?;
     let next = if crawl.is_finished() && last >= crawl.doc_seq {
         serde_json::Value::Null
@@ -187,9 +232,19 @@ pub async fn cancel(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let crawl = owned_crawl(&app, &caller, &id).await?;
+    cancel_kind(app, caller, id, KIND_CRAWL).await
+}
+
+/// Cancels a crawl or batch scrape.
+pub(crate) async fn cancel_kind(
+    app: AppState,
+    caller: Caller,
+    id: String,
+    kind: &str,
+) -> ApiResult<Response> {
+    let crawl = crawls::owned(&app, &caller, &id, kind).await?;
     crawls::cancel(&app, &crawl).await?;
-    let crawl = owned_crawl(&app, &caller, &id).await?;
+    let crawl = crawls::owned(&app, &caller, &id, kind).await?;
     Ok(Json(job(&crawl)).into_response())
 }
 
@@ -201,7 +256,18 @@ pub async fn events(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> ApiResult<Response> {
-    owned_crawl(&app, &caller, &id).await?;
+    events_kind(app, caller, id, headers, KIND_CRAWL).await
+}
+
+/// The event stream of a crawl or batch scrape.
+pub(crate) async fn events_kind(
+    app: AppState,
+    caller: Caller,
+    id: String,
+    headers: HeaderMap,
+    kind: &str,
+) -> ApiResult<Response> {
+    crawls::owned(&app, &caller, &id, kind).await?;
     let after = match headers.get("last-event-id").and_then(|v| v.to_str().ok()) {
         None | Some("") => 0,
         Some(v) => v.trim().parse::<i64>().map_err(|_| {
@@ -223,7 +289,17 @@ pub async fn errors(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> ApiResult<Response> {
-    let crawl = owned_crawl(&app, &caller, &id).await?;
+    errors_kind(app, caller, id, KIND_CRAWL).await
+}
+
+/// Why pages of a crawl or batch scrape failed.
+pub(crate) async fn errors_kind(
+    app: AppState,
+    caller: Caller,
+    id: String,
+    kind: &str,
+) -> ApiResult<Response> {
+    let crawl = crawls::owned(&app, &caller, &id, kind).await?;
     let failed = app.store.failed_urls(&crawl.id, ERRORS_MAX).await?;
     let blocked = app.store.robots_blocked(&crawl.id, ERRORS_MAX).await?;
     Ok(Json(serde_json::json!({

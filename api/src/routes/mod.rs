@@ -1,6 +1,7 @@
 //! HTTP handlers, one module per area.
 
 pub mod admin;
+pub mod batch;
 pub mod blobs;
 pub mod brand;
 pub mod crawl;

@@ -8,14 +8,29 @@ use crate::state::AppState;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use std::convert::Infallible;
+use webdata_core::store::crawl::{KIND_BATCH, KIND_CRAWL};
 use webdata_core::store::{CrawlRow, CrawlStatus};
 
 /// The crawl `id` when the caller's organization owns it; `not_found`
 /// otherwise (another organization's crawl does not exist for the caller).
 pub async fn owned_crawl(app: &AppState, caller: &Caller, id: &str) -> ApiResult<CrawlRow> {
+    owned(app, caller, id, KIND_CRAWL).await
+}
+
+/// The crawl or batch scrape (`kind`) `id` when the caller's organization
+/// owns it; `not_found` otherwise (a batch id is not a crawl, nor the
+/// reverse).
+pub async fn owned(app: &AppState, caller: &Caller, id: &str, kind: &str) -> ApiResult<CrawlRow> {
     match app.store.get_crawl(id).await? {
-        Some(c) if c.org_id == caller.org.id => Ok(c),
-        _ => Err(ApiError::not_found(format!("crawl `{id}` does not exist"))),
+        Some(c) if c.org_id == caller.org.id && c.kind == kind => Ok(c),
+        _ => Err(ApiError::not_found(format!(
+            "{} `{id}` does not exist",
+            if kind == KIND_BATCH {
+                "batch scrape"
+            } else {
+                "crawl"
+            }
+        ))),
     }
 }
 

@@ -1,6 +1,7 @@
 //! Wire types exactly as the spec names them. The OpenAPI document and the
 //! handlers both derive from these, so a field is renamed in one place only.
 
+mod batch;
 mod crawl;
 mod envelope;
 mod extract;
@@ -8,6 +9,7 @@ mod map;
 mod scrape;
 mod search;
 
+pub use batch::{BatchScrapeRequest, BATCH_URLS_MAX};
 pub use crawl::{CrawlJob, CrawlRequest, WebhookSpec};
 pub use envelope::{ErrorBody, ErrorResponse};
 pub use extract::{ExtractRequest, ExtractResponse, ExtractSource};

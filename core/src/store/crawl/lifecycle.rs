@@ -39,11 +39,67 @@ impl Store {
         max_pages: i64,
         placement: &Placement,
     ) -> StoreResult<CrawlRow> {
+        self.insert_crawl(
+            id,
+            org_id,
+            key_id,
+            url,
+            request_json,
+            max_pages,
+            placement,
+            None,
+        )
+        .await
+    }
+
+    /// Creates a queued batch scrape over `urls` (seeded by the workers),
+    /// placed in a pool, and its ledger entry.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn create_batch_in(
+        &self,
+        id: &str,
+        org_id: &str,
+        key_id: Option<&str>,
+        urls: &[String],
+        request_json: &str,
+        placement: &Placement,
+    ) -> StoreResult<CrawlRow> {
+        let seeds = serde_json::to_string(urls).map_err(|e| StoreError::Invalid(e.to_string()))?;
+        self.insert_crawl(
+            id,
+            org_id,
+            key_id,
+            urls.first().map(String::as_str).unwrap_or(""),
+            request_json,
+            urls.len() as i64,
+            placement,
+            Some(&seeds),
+        )
+        .await
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    async fn insert_crawl(
+        &self,
+        id: &str,
+        org_id: &str,
+        key_id: Option<&str>,
+        url: &str,
+        request_json: &str,
+        max_pages: i64,
+        placement: &Placement,
+        seed_urls: Option<&str>,
+    ) -> StoreResult<CrawlRow> {
         let now = now_ms();
+        let kind = if seed_urls.is_some() {
+            "batch"
+        } else {
+            "crawl"
+        };
         let mut tx = self.begin_write().await?;
         sqlx::query(
-            "INSERT INTO crawls (id, org_id, key_id, status, url, request, max_pages, created_at, updated_at, pool, admitted, renders, launcher) \
-             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $7, $8, $9, $10, $11)",
+            "INSERT INTO crawls (id, org_id, key_id, status, url, request, max_pages, created_at, updated_at, pool, admitted, renders, launcher, kind, seed_urls) \
+             VALUES ($1, $2, $3, 'queued', $4, $5, $6, $7, $7, $8, $9, $10, $11, $12, $13)",
         )
         .bind(id)
         .bind(org_id)
@@ -56,16 +112,19 @@ impl Store {
         .bind(placement.admitted as i64)
         .bind(placement.renders as i64)
         .bind(&placement.launcher)
+        .bind(kind)
+        .bind(seed_urls)
         .execute(&mut *tx)
         .await?;
         sqlx::query(
             "INSERT INTO credit_ledger (id, org_id, key_id, operation, reserved, settled, state, created_at) \
-             VALUES ($1, $2, $3, 'crawl', 0, 0, 'settled', $4)",
+             VALUES ($1, $2, $3, $5, 0, 0, 'settled', $4)",
         )
         .bind(id)
         .bind(org_id)
         .bind(key_id)
         .bind(now)
+        .bind(if seed_urls.is_some() { "batch_scrape" } else { "crawl" })
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
@@ -176,5 +235,10 @@ impl Store {
     /// A fresh crawl id.
     pub fn new_crawl_id() -> String {
         new_id("crawl")
+    }
+
+    /// A fresh batch scrape id.
+    pub fn new_batch_id() -> String {
+        new_id("batch")
     }
 }

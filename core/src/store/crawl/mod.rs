@@ -20,6 +20,6 @@ pub use commit::{PageCommit, PageWrite};
 pub use events::CrawlEvent;
 pub use frontier::{FailedUrl, Lease, NewUrl};
 pub use lease::LeaseAsk;
-pub use row::{CrawlRow, Placement};
+pub use row::{CrawlRow, Placement, KIND_BATCH, KIND_CRAWL};
 pub use state::{status, CrawlStatus, UnknownState, UrlState};
 pub use wire::{status_data, status_json};

@@ -36,6 +36,10 @@ pub struct CrawlRow {
     pub renders: bool,
     /// `local` (in-process or `webdata-worker` on one machine) or `kube` (a CrawlJob).
     pub launcher: String,
+    /// `crawl`, or `batch` (a batch scrape: its URLs are given).
+    pub kind: String,
+    /// A batch's URLs as a JSON array (what the workers seed it with).
+    pub seed_urls: Option<String>,
 }
 
 /// Where and how a new crawl runs.
@@ -59,7 +63,17 @@ impl Default for Placement {
     }
 }
 
+/// The kind of a batch scrape.
+pub const KIND_BATCH: &str = "batch";
+/// The kind of a crawl.
+pub const KIND_CRAWL: &str = "crawl";
+
 impl CrawlRow {
+    /// A batch scrape (its URLs are given; nothing is discovered).
+    pub fn is_batch(&self) -> bool {
+        self.kind == KIND_BATCH
+    }
+
     /// True once the crawl can change no more.
     pub fn is_finished(&self) -> bool {
         self.state().is_some_and(CrawlStatus::is_finished)
@@ -72,7 +86,7 @@ impl CrawlRow {
     }
 }
 
-const CRAWL_COLUMNS: &str = "id, org_id, key_id, status, url, request, max_pages, created_at, started_at, finished_at, total, completed, failed, credits_used, doc_seq, event_seq, error_code, error_message, pool, admitted, renders, launcher";
+const CRAWL_COLUMNS: &str = "id, org_id, key_id, status, url, request, max_pages, created_at, started_at, finished_at, total, completed, failed, credits_used, doc_seq, event_seq, error_code, error_message, pool, admitted, renders, launcher, kind, seed_urls";
 
 fn crawl_from_row(r: &AnyRow) -> StoreResult<CrawlRow> {
     Ok(CrawlRow {
@@ -98,6 +112,8 @@ fn crawl_from_row(r: &AnyRow) -> StoreResult<CrawlRow> {
         admitted: r.try_get::<i64, _>("admitted")? != 0,
         renders: r.try_get::<i64, _>("renders")? != 0,
         launcher: r.try_get("launcher")?,
+        kind: r.try_get("kind")?,
+        seed_urls: r.try_get("seed_urls")?,
     })
 }
 

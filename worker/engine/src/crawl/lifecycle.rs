@@ -26,6 +26,10 @@ impl CrawlRunner {
                     continue;
                 }
             };
+            if crawl.is_batch() {
+                self.seed_batch(&crawl, &plan).await?;
+                continue;
+            }
             // The start URL goes in first, leased to us, so the crawl does not
             // look drained to another runner while robots.txt and sitemaps
             // are read (that runner would finish it empty).
@@ -74,6 +78,52 @@ impl CrawlRunner {
             if let Some(hold) = hold {
                 self.store.end_seeding(&hold, keep_start).await?;
             }
+        }
+        Ok(())
+    }
+
+    /// A batch scrape's frontier: its given URLs at depth 0, less those
+    /// robots.txt disallows (recorded for its errors) unless it ignores robots.
+    async fn seed_batch(
+        &self,
+        crawl: &webdata_core::store::CrawlRow,
+        plan: &super::state::Plan,
+    ) -> Result<(), webdata_core::StoreError> {
+        let given: Vec<String> = crawl
+            .seed_urls
+            .as_deref()
+            .and_then(|s| serde_json::from_str(s).ok())
+            .unwrap_or_default();
+        let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
+        // The first URL is held while robots.txt files are read, so the
+        // batch never looks drained to another runner mid-seeding.
+        let first = new_url(&plan.start, 0, "batch");
+        let hold = self
+            .store
+            .hold_for_seeding(&crawl.id, &first, &self.cfg.worker_id, self.cfg.lease_ms)
+            .await?;
+        let mut urls = Vec::with_capacity(given.len());
+        let mut keep_first = false;
+        for raw in &given {
+            let Ok(u) = Url::parse(raw) else { continue };
+            if !ignore_robots && !self.robots(&u).await.is_allowed_url(&u) {
+                self.store
+                    .note_robots_blocked(&crawl.id, u.as_str())
+                    .await?;
+                continue;
+            }
+            let n = new_url(&u, 0, "batch");
+            if n.key == first.key {
+                keep_first = true;
+                if hold.is_some() {
+                    continue;
+                }
+            }
+            urls.push(n);
+        }
+        self.store.enqueue_urls(&crawl.id, &urls).await?;
+        if let Some(hold) = hold {
+            self.store.end_seeding(&hold, keep_first).await?;
         }
         Ok(())
     }

@@ -198,6 +198,8 @@ mod tests {
             error_message: None,
             pool: "default".into(),
             admitted: true,
+            kind: "crawl".into(),
+            seed_urls: None,
             renders: false,
             launcher: "local".into(),
         }
