@@ -3,16 +3,14 @@
 //! rate limited per e-mail and per client address.
 
 use super::view::{bare, csrf};
-use super::{
-    base_url, client_ip, cookie, CsrfToken, Ctx, FormData, Page, PageResult, SESSION_COOKIE,
-};
+use super::{client_ip, cookie, CsrfToken, Ctx, FormData, Page, PageResult, SESSION_COOKIE};
 use crate::state::AppState;
 use argon2::password_hash::{
     rand_core::OsRng, PasswordHash, PasswordHasher, PasswordVerifier, SaltString,
 };
 use argon2::Argon2;
 use axum::extract::{Path, Query, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, StatusCode};
 use axum::Extension;
 use maud::{html, Markup};
 use serde::Deserialize;
@@ -379,7 +377,6 @@ pub async fn forgot_page(Extension(token): Extension<CsrfToken>) -> PageResult {
 pub async fn forgot(
     State(app): State<AppState>,
     Extension(form): Extension<FormData>,
-    headers: HeaderMap,
 ) -> PageResult {
     let email = normalize_email(form.text("email"));
     let allowed = app
@@ -390,11 +387,9 @@ pub async fn forgot(
     if allowed {
         if let Some(user) = app.store.user_by_email(&email).await? {
             let token = app.store.create_password_reset(&user.id).await?;
-            let host = headers
-                .get(header::HOST)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("localhost");
-            let link = format!("{}/dashboard/reset/{token}", base_url(&app, host));
+            // Never the request's Host: anyone can set it, and the mail
+            // would hand them the victim's token.
+            let link = format!("{}/dashboard/reset/{token}", super::mail_base_url(&app));
             let body = format!(
                 "Someone asked to reset the password of your webdata account ({email}).\n\nOpen this link within an hour to choose a new password:\n\n{link}\n\nIf it was not you, ignore this mail; your password stays as it is.\n"
             );

@@ -23,7 +23,6 @@ const NAV: &[(&str, &str, Role)] = &[
 
 fn head(title: &str) -> Markup {
     html! {
-        (DOCTYPE)
         meta charset="utf-8";
         meta name="viewport" content="width=device-width, initial-scale=1";
         meta name="color-scheme" content="light";
@@ -64,6 +63,7 @@ pub fn layout(
     body: Markup,
 ) -> Markup {
     html! {
+        (DOCTYPE)
         html lang="en" {
             head { (head(title)) }
             body {
@@ -115,6 +115,7 @@ pub fn layout(
 /// A page for signed-out people (sign in, sign up, reset, invitations).
 pub fn bare(title: &str, body: Markup) -> Markup {
     html! {
+        (DOCTYPE)
         html lang="en" {
             head { (head(title)) }
             body.bare {
