@@ -82,6 +82,8 @@ mod tests {
             admitted,
             renders: false,
             launcher: "kube".into(),
+            kind: "crawl".into(),
+            seed_urls: None,
         }
     }
 
