@@ -403,6 +403,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         .merge(v1)
         .merge(admin)
         .merge(dashboard)
+        .merge(crate::firecrawl::prefixed())
         .into_parts();
     let loopback = state.loopback.clone();
     let app = served

@@ -120,6 +120,9 @@ pub struct ServeArgs {
     /// The password of the bootstrap owner (set when the account is created).
     #[arg(long, env = "WEBDATA_BOOTSTRAP_OWNER_PASSWORD", hide_env_values = true)]
     pub bootstrap_owner_password: Option<String>,
+    /// Second listener serving the Firecrawl-compatible API at its root (`/v1/…`, `/v2/…` in Firecrawl's shapes), for clients that drop a path prefix; unset: off (the same API is always under `/firecrawl` on the main listener).
+    #[arg(long, env = "WEBDATA_FIRECRAWL_LISTEN")]
+    pub firecrawl_listen: Option<SocketAddr>,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,

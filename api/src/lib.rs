@@ -9,6 +9,7 @@ pub mod context;
 pub mod credits;
 pub mod dashboard;
 pub mod error;
+pub mod firecrawl;
 pub mod idempotency;
 pub mod kube;
 pub mod layers;

@@ -169,11 +169,32 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     spawn_janitor(store.clone(), config.request_timeout.as_millis() as i64);
+    let app = router(state.clone());
+    if let Some(fc) = args.firecrawl_listen {
+        let l = tokio::net::TcpListener::bind(fc)
+            .await
+            .with_context(|| format!("could not listen on {fc} (WEBDATA_FIRECRAWL_LISTEN)"))?;
+        let fc_addr = l.local_addr()?;
+        let fc_app = crate::firecrawl::root_router(state.clone());
+        tokio::spawn(async move {
+            let served = axum::serve(
+                l,
+                fc_app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .with_graceful_shutdown(webdata_engine::shutdown::signal())
+            .await;
+            if let Err(e) = served {
+                tracing::error!(error = %e, "the Firecrawl listener stopped");
+            }
+        });
+        tracing::info!(addr = %fc_addr, "Firecrawl-compatible API listening");
+        eprintln!("firecrawl API listening on http://{fc_addr}");
+    }
     tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
     eprintln!("webdata listening on http://{addr}");
     axum::serve(
         listener,
-        router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
     .with_graceful_shutdown(webdata_engine::shutdown::signal())
     .await?;

@@ -1,0 +1,187 @@
+"""The released firecrawl-py (PyPI) against a real `webdata serve`.
+
+Its v2 client (`Firecrawl`) drops any path of `api_url`, so it talks to the
+Firecrawl listener (`WEBDATA_FIRECRAWL_LISTEN`) at its root; its v1 client
+(`V1FirecrawlApp`) is driven both there and under `/firecrawl` on the main
+listener. Sites are served on 127.0.0.2; nothing leaves loopback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+import pytest
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "dashboard"))
+import harness  # noqa: E402
+
+from firecrawl import Firecrawl, V1FirecrawlApp  # noqa: E402
+from firecrawl.v2.utils.error_handler import BadRequestError, UnauthorizedError  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BIN = os.environ.get("WEBDATA_BIN", str(ROOT / "target" / "debug" / "webdata"))
+
+
+class Service:
+    def __init__(self, tmp: str):
+        self.key = subprocess.run([BIN, "keys", "generate"], capture_output=True, text=True, check=True).stdout.strip()
+        env = dict(os.environ)
+        env.update({
+            "WEBDATA_DATABASE_URL": f"sqlite://{tmp}/w.db",
+            "WEBDATA_LISTEN": "127.0.0.1:0",
+            "WEBDATA_FIRECRAWL_LISTEN": "127.0.0.1:0",
+            "WEBDATA_BOOTSTRAP_KEY": self.key,
+            "WEBDATA_BOOTSTRAP_CREDITS": "1000",
+            "WEBDATA_ALLOW_PRIVATE_NETWORKS": "127.0.0.2",
+            "RUST_LOG": "warn",
+        })
+        self.proc = subprocess.Popen([BIN, "serve"], env=env, stderr=subprocess.PIPE, text=True)
+        self.base = self.firecrawl = None
+        deadline = time.time() + 60
+        for line in self.proc.stderr:
+            if line.startswith("firecrawl API listening on "):
+                self.firecrawl = line.split()[-1]
+            if line.startswith("webdata listening on "):
+                self.base = line.split()[-1]
+            if self.base and self.firecrawl:
+                break
+            assert time.time() < deadline, "webdata did not start"
+        assert self.base and self.firecrawl, "webdata did not print both listeners"
+
+    def credits(self) -> int:
+        req = urllib.request.Request(self.base + "/v1/team/credit-usage", headers={"Authorization": f"Bearer {self.key}"})
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+        with opener.open(req, timeout=10) as r:
+            return json.load(r)["data"]["remainingCredits"]
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def service():
+    with tempfile.TemporaryDirectory() as tmp:
+        s = Service(tmp)
+        try:
+            yield s
+        finally:
+            s.stop()
+
+
+@pytest.fixture(scope="module")
+def site():
+    with harness.TestSite() as s:
+        pages = {f"/docs/{n}": (200, "text/html; charset=utf-8", harness._article(f"Doc {n}", 2).replace(
+            "</body>", f'<a href="/docs/{n + 1}">next</a></body>')) for n in range(1, 8)}
+        pages["/docs/8"] = (200, "text/html; charset=utf-8", harness._article("Doc 8", 2))
+        pages["/docs/"] = (200, "text/html; charset=utf-8", harness._article("Docs", 1).replace(
+            "</body>", '<a href="/docs/1">start</a><a href="/a">outside the docs</a></body>'))
+        s.pages.update(pages)
+        s.pages["/robots.txt"] = (200, "text/plain", "User-agent: *\nDisallow: /docs/7\n")
+        yield s
+
+
+def test_scrape_with_several_formats(service, site):
+    before = service.credits()
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    doc = fc.scrape(site.url + "/a", formats=["markdown", "html", "links", "rawHtml"], only_main_content=True)
+    assert "harbour town" in doc.markdown
+    assert doc.html and "<p>" in doc.html
+    assert doc.raw_html and "<html" in doc.raw_html.lower()
+    assert isinstance(doc.links, list)
+    assert doc.metadata.source_url == site.url + "/a"
+    assert doc.metadata.status_code == 200
+    assert doc.metadata.title == "Article A"
+    assert service.credits() == before - 1
+
+
+def test_crawl_waits_and_pages_through_next(service, site):
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    # Below the start path only (Firecrawl's default), robots.txt respected.
+    job = fc.crawl(site.url + "/docs/", limit=20, poll_interval=1, timeout=120, sitemap="skip")
+    assert job.status == "completed"
+    urls = sorted(d.metadata.source_url for d in job.data)
+    assert urls == sorted([f"{site.url}/docs/"] + [f"{site.url}/docs/{n}" for n in range(1, 7)]), urls
+    assert job.credits_used == 7
+    assert job.id and job.id.startswith("crawl_")
+    errors = fc.get_crawl_errors(job.id)
+    assert errors.errors == []
+    assert errors.robots_blocked == [f"{site.url}/docs/7"]
+
+
+def test_crawl_start_status_and_cancel(service, site):
+    site.delays["/docs/slow"] = 5
+    site.pages["/docs/slow"] = (200, "text/html", harness._article("Slow", 2))
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    started = fc.start_crawl(site.url + "/docs/slow", limit=5, sitemap="skip")
+    assert started.id.startswith("crawl_")
+    assert started.url.endswith(f"/v2/crawl/{started.id}")
+    status = fc.get_crawl_status(started.id)
+    assert status.status == "scraping"
+    assert fc.cancel_crawl(started.id) is True
+    assert fc.get_crawl_status(started.id).status == "cancelled"
+    active = fc.get_active_crawls()
+    assert started.id not in [c.id for c in active.crawls]
+
+
+def test_map_batch_and_credit_usage(service, site):
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    before_map = service.credits()
+    m = fc.map(site.url + "/", limit=50)
+    urls = [l.url for l in m.links]
+    assert site.url + "/a" in urls and site.url + "/b" in urls
+    before = service.credits()
+    assert before == before_map - 3, "a map of a few fetches costs 3"
+    job = fc.batch_scrape([site.url + "/a", site.url + "/b"], formats=["markdown"], poll_interval=1, wait_timeout=120)
+    assert job.status == "completed"
+    assert sorted(d.metadata.source_url for d in job.data) == [site.url + "/a", site.url + "/b"]
+    assert job.credits_used == 2
+    usage = fc.get_credit_usage()
+    assert usage.remaining_credits == service.credits() == before - 2
+
+
+def test_errors_surface_as_the_sdks_exceptions_with_our_message(service, site):
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    with pytest.raises(BadRequestError) as e:
+        fc.scrape(site.url + "/a", formats=["markdown", {"type": "changeTracking"}])
+    assert "formats[1]" in str(e.value) and "change tracking" in str(e.value)
+    with pytest.raises(BadRequestError) as e:
+        fc.scrape("http://127.0.0.1:9/")
+    assert "loopback" in str(e.value)
+    with pytest.raises(UnauthorizedError):
+        Firecrawl(api_key="wd_" + "x" * 43, api_url=service.firecrawl).scrape(site.url + "/a")
+
+
+@pytest.mark.parametrize("where", ["root", "prefix"])
+def test_v1_client(service, site, where):
+    url = service.firecrawl if where == "root" else service.base + "/firecrawl"
+    app = V1FirecrawlApp(api_key=service.key, api_url=url)
+    doc = app.scrape_url(site.url + "/b", formats=["markdown"])
+    assert "Paragraph 1 of the article b" in doc.markdown
+    job = app.crawl_url(site.url + "/docs/5", limit=10, poll_interval=1, ignore_sitemap=True, allow_backward_links=True)
+    assert job.status == "completed"
+    got = {d.metadata["sourceURL"] for d in job.data}
+    # allowBackwardLinks: the whole site, not only below /docs/5; robots.txt kept /docs/7 out.
+    assert {f"{site.url}/docs/5", f"{site.url}/docs/6", f"{site.url}/", f"{site.url}/a"} <= got, got
+    assert f"{site.url}/docs/7" not in got
+    assert job.creditsUsed == len(got)
+    m = app.map_url(site.url + "/")
+    assert site.url + "/a" in m.links
+    usage = app.get_credit_usage()
+    assert usage.data.remaining_credits == service.credits()
+    started = app.async_crawl_url(site.url + "/docs/6", limit=5, ignore_sitemap=True, allow_backward_links=True)
+    crawl_id = started.id if hasattr(started, "id") else started["id"]
+    for _ in range(100):
+        if app.check_crawl_status(crawl_id).status == "completed":
+            break
+        time.sleep(0.2)
+    errors = app.check_crawl_errors(crawl_id)
+    assert f"{site.url}/docs/7" in errors.robotsBlocked
