@@ -4,6 +4,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
+FIRECRAWL_LISTEN ?= 127.0.0.1:3003
 OWNER_EMAIL ?= owner@webdata.local
 
 .PHONY: run test deps lint bench bench-extraction bench-sweep bench-compare
@@ -23,11 +24,14 @@ run:
 	echo "  Dashboard:   http://$(LISTEN)/dashboard"; \
 	echo "  First login: $(OWNER_EMAIL) / $$(cat $(RUN_DIR)/owner.password)  (owner of the default organization)"; \
 	echo ""; \
+	echo "  Firecrawl-compatible API: http://$(FIRECRAWL_LISTEN)  (e.g. Firecrawl(api_key=\"$$KEY\", api_url=\"http://$(FIRECRAWL_LISTEN)\"))"; \
+	echo ""; \
 	echo "  Try:  curl -s http://$(LISTEN)/v1/team/credit-usage -H \"Authorization: Bearer $$KEY\""; \
 	echo "        curl -s http://$(LISTEN)/v1/scrape -H \"Authorization: Bearer $$KEY\" -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}'"; \
 	echo ""; \
 	WEBDATA_DATABASE_URL=sqlite://$(RUN_DIR)/webdata.db \
 	WEBDATA_LISTEN=$(LISTEN) \
+	WEBDATA_FIRECRAWL_LISTEN=$(FIRECRAWL_LISTEN) \
 	WEBDATA_BOOTSTRAP_KEY=$$KEY \
 	WEBDATA_ADMIN_TOKEN=$$(cat $(RUN_DIR)/admin.token) \
 	WEBDATA_BOOTSTRAP_OWNER=$(OWNER_EMAIL) \
