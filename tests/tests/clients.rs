@@ -1,11 +1,12 @@
 //! Released clients of other services driven against the real `webdata`
-//! binary: firecrawl-py (PyPI) through the Firecrawl-compatible API, in
-//! `tests/clients/` (Python). `make test` installs them into `.venv`.
+//! binary: firecrawl-py (PyPI) and @mendable/firecrawl-js (npm) through the
+//! Firecrawl-compatible API, in `tests/clients/`. `make test` installs them
+//! (`.venv`, `tests/clients/js/node_modules`).
 
 mod support;
 
 #[test]
-fn firecrawl_py_works_unchanged_against_webdata() {
+fn firecrawl_clients_work_unchanged_against_webdata() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root")

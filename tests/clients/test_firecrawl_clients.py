@@ -1,4 +1,4 @@
-"""The released firecrawl-py (PyPI) against a real `webdata serve`.
+"""The released firecrawl-py (PyPI) and @mendable/firecrawl-js (npm) against a real `webdata serve`.
 
 Its v2 client (`Firecrawl`) drops any path of `api_url`, so it talks to the
 Firecrawl listener (`WEBDATA_FIRECRAWL_LISTEN`) at its root; its v1 client
@@ -185,3 +185,35 @@ def test_v1_client(service, site, where):
         time.sleep(0.2)
     errors = app.check_crawl_errors(crawl_id)
     assert f"{site.url}/docs/7" in errors.robotsBlocked
+
+
+def test_firecrawl_js_works_unchanged(service, site):
+    """The released @mendable/firecrawl-js (npm, tests/clients/js) over the
+    same service: scrape, crawl with wait and paging, cancel, errors, map,
+    batch, credit usage, a refused field as the SDK's own error, and its v1
+    client (which polls batches on the crawl route)."""
+    site.delays["/docs/slow"] = 5
+    site.pages["/docs/slow"] = (200, "text/html", harness._article("Slow", 2))
+    js = pathlib.Path(__file__).parent / "js"
+    assert (js / "node_modules" / "@mendable" / "firecrawl-js").exists(), "run `make test` (npm ci in tests/clients/js)"
+    before = service.credits()
+    env = dict(os.environ, WD_API_URL=service.firecrawl, WD_KEY=service.key, WD_SITE=site.url, NO_PROXY="*")
+    done = subprocess.run(["node", "run.mjs"], cwd=js, env=env, capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "harbour town" in out["scrape"]["markdown"]
+    assert out["scrape"]["sourceURL"] == site.url + "/a" and out["scrape"]["statusCode"] == 200
+    assert out["crawl"]["status"] == "completed"
+    assert out["crawl"]["urls"] == sorted([f"{site.url}/docs/"] + [f"{site.url}/docs/{n}" for n in range(1, 7)])
+    assert out["crawl"]["creditsUsed"] == 7
+    assert out["cancel"]["cancelled"] is True and out["cancel"]["after"] == "cancelled"
+    assert out["errors"]["errors"] == [] and isinstance(out["errors"]["robotsBlocked"], list)
+    assert site.url + "/a" in out["map"]
+    assert out["batch"] == {"status": "completed", "urls": [site.url + "/a", site.url + "/b"], "creditsUsed": 2}
+    # The v1 scrape and v1 batch (1 page each) ran after the credit check.
+    assert out["credits"]["remainingCredits"] == service.credits() + 2
+    assert out["invalid"]["thrown"] is True and out["invalid"]["status"] == 400
+    assert "formats[1]" in out["invalid"]["message"], out["invalid"]
+    assert out["v1scrape"]["success"] is True and "Paragraph 1 of the article b" in out["v1scrape"]["markdown"]
+    assert out["v1batch"]["success"] is True and out["v1batch"]["status"] == "completed" and out["v1batch"]["count"] == 1
+    assert service.credits() < before
