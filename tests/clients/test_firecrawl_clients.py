@@ -29,8 +29,39 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 BIN = os.environ.get("WEBDATA_BIN", str(ROOT / "target" / "debug" / "webdata"))
 
 
+class Providers(harness._Server):
+    """A SearXNG and an OpenAI-compatible model, the third parties search and
+    extract need (we cannot run them here): search answers two pages of the
+    test site; the model answers the JSON it is asked for."""
+
+    def __init__(self, site_url: str):
+        self.site_url = site_url
+        self.chats: list[dict] = []
+        super().__init__("127.0.0.2", 0, _ProviderHandler)
+
+    @property
+    def url(self) -> str:
+        return self.base_url
+
+
+class _ProviderHandler(harness._QuietHandler):
+    def do_GET(self) -> None:
+        site = self.owner.site_url
+        results = [{"url": f"{site}/a", "title": "Article A", "content": "The harbour town."},
+                   {"url": f"{site}/b", "title": "Article B", "content": "Boats come back."}]
+        self._send(200, "application/json", json.dumps({"results": results}).encode())
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
+        self.owner.chats.append(body)
+        answer = {"choices": [{"index": 0, "finish_reason": "stop",
+                               "message": {"role": "assistant", "content": json.dumps({"title": "Article A"})}}],
+                  "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
+        self._send(200, "application/json", json.dumps(answer).encode())
+
+
 class Service:
-    def __init__(self, tmp: str):
+    def __init__(self, tmp: str, extra: dict | None = None):
         self.key = subprocess.run([BIN, "keys", "generate"], capture_output=True, text=True, check=True).stdout.strip()
         env = dict(os.environ)
         env.update({
@@ -42,6 +73,7 @@ class Service:
             "WEBDATA_ALLOW_PRIVATE_NETWORKS": "127.0.0.2",
             "RUST_LOG": "warn",
         })
+        env.update(extra or {})
         self.proc = subprocess.Popen([BIN, "serve"], env=env, stderr=subprocess.PIPE, text=True)
         self.base = self.firecrawl = None
         deadline = time.time() + 60
@@ -67,9 +99,16 @@ class Service:
 
 
 @pytest.fixture(scope="module")
-def service():
+def providers(site):
+    with Providers(site.url) as p:
+        yield p
+
+
+@pytest.fixture(scope="module")
+def service(providers):
     with tempfile.TemporaryDirectory() as tmp:
-        s = Service(tmp)
+        s = Service(tmp, {"WEBDATA_SEARXNG_URL": providers.url, "WEBDATA_LLM_BASE_URL": providers.url + "/v1",
+                          "WEBDATA_LLM_MODEL": "test-model"})
         try:
             yield s
         finally:
@@ -158,6 +197,30 @@ def test_errors_surface_as_the_sdks_exceptions_with_our_message(service, site):
     assert "loopback" in str(e.value)
     with pytest.raises(UnauthorizedError):
         Firecrawl(api_key="wd_" + "x" * 43, api_url=service.firecrawl).scrape(site.url + "/a")
+
+
+def test_search_and_extract(service, site, providers):
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    before = service.credits()
+    found = fc.search("harbour", limit=2)
+    assert [r.url for r in found.web] == [site.url + "/a", site.url + "/b"]
+    assert found.web[0].title == "Article A"
+    assert service.credits() == before - 1
+    scraped = fc.search("harbour", limit=2, scrape_options={"formats": ["markdown"]})
+    assert "harbour town" in scraped.web[0].markdown
+    assert service.credits() == before - 1 - 3
+    with pytest.raises(BadRequestError) as e:
+        fc.search("harbour", sources=["news"])
+    assert "sources" in str(e.value)
+    result = fc.extract(urls=[site.url + "/a"], prompt="The article's title",
+                        schema={"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]},
+                        poll_interval=1, timeout=60)
+    assert result.status == "completed"
+    assert result.data == {"title": "Article A"}
+    assert providers.chats, "the model was asked"
+    assert service.credits() == before - 4 - 6  # 5 + 1 page read
+    v1 = V1FirecrawlApp(api_key=service.key, api_url=service.firecrawl)
+    assert [r["url"] for r in v1.search("harbour", limit=2).data] == [site.url + "/a", site.url + "/b"]
 
 
 @pytest.mark.parametrize("where", ["root", "prefix"])

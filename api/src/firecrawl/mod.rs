@@ -430,6 +430,181 @@ async fn map(app: AppState, headers: HeaderMap, body: Body, version: Version) ->
     ok(json!({ "success": true, "links": links }))
 }
 
+async fn search(app: AppState, headers: HeaderMap, body: Body, version: Version) -> Response {
+    let b = match object(body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let ours = match translate::search_request(version, &b) {
+        Ok(o) => o,
+        Err(r) => return refused(r),
+    };
+    let (st, out) = call(
+        &app,
+        &headers,
+        Method::POST,
+        "/v1/search",
+        Some(Value::Object(ours)),
+    )
+    .await;
+    if !st.is_success() {
+        return from_ours(st, &out);
+    }
+    let results: Vec<Value> = out["results"]
+        .as_array()
+        .map(|l| {
+            l.iter()
+                .map(|r| {
+                    let mut item = match r.get("document").filter(|d| d.is_object()) {
+                        Some(d) => translate::document(d, r["url"].as_str()),
+                        None => json!({}),
+                    };
+                    item["url"] = r["url"].clone();
+                    item["title"] = r["title"].clone();
+                    item["description"] = r["snippet"].clone();
+                    item["position"] = r["position"].clone();
+                    item
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    ok(match version {
+        Version::V1 => json!({ "success": true, "data": results }),
+        Version::V2 => json!({ "success": true, "data": { "web": results } }),
+    })
+}
+
+/// An extract job of the Firecrawl API (its status is read by id).
+#[derive(Clone)]
+pub struct ExtractJob {
+    org: String,
+    status: &'static str,
+    answer: Value,
+}
+
+/// Extract jobs of this process, kept 24 hours (by id, with their start).
+struct ExtractJobs(std::sync::Mutex<std::collections::HashMap<String, (i64, ExtractJob)>>);
+
+impl ExtractJobs {
+    fn insert(&self, id: String, job: ExtractJob) {
+        let now = webdata_core::store::now_ms();
+        let mut jobs = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        jobs.retain(|_, (at, _)| now - *at < 86_400_000);
+        let at = jobs.get(&id).map(|(at, _)| *at).unwrap_or(now);
+        jobs.insert(id, (at, job));
+    }
+
+    fn get(&self, id: &str) -> Option<ExtractJob> {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(id)
+            .map(|(_, j)| j.clone())
+    }
+}
+
+fn extract_jobs() -> &'static ExtractJobs {
+    static JOBS: std::sync::OnceLock<ExtractJobs> = std::sync::OnceLock::new();
+    JOBS.get_or_init(|| ExtractJobs(Default::default()))
+}
+
+/// The caller's organization (authenticated and counted like any call).
+async fn caller_org(app: &AppState, headers: &HeaderMap) -> Result<String, Response> {
+    let (st, who) = call(app, headers, Method::GET, "/v1/team/credit-usage", None).await;
+    if !st.is_success() {
+        return Err(from_ours(st, &who));
+    }
+    Ok(who["data"]["organization"]
+        .as_str()
+        .unwrap_or("")
+        .to_string())
+}
+
+async fn extract_start(
+    app: AppState,
+    headers: HeaderMap,
+    body: Body,
+    version: Version,
+) -> Response {
+    let b = match object(body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let ours = match translate::extract_request(version, &b) {
+        Ok(o) => o,
+        Err(r) => return refused(r),
+    };
+    let org = match caller_org(&app, &headers).await {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let id = webdata_core::store::new_id("extract");
+    extract_jobs().insert(
+        id.clone(),
+        ExtractJob {
+            org: org.clone(),
+            status: "processing",
+            answer: Value::Null,
+        },
+    );
+    let job_id = id.clone();
+    tokio::spawn(async move {
+        let (st, out) = call(
+            &app,
+            &headers,
+            Method::POST,
+            "/v1/extract",
+            Some(Value::Object(ours)),
+        )
+        .await;
+        let status = if st.is_success() {
+            "completed"
+        } else {
+            "failed"
+        };
+        extract_jobs().insert(
+            job_id,
+            ExtractJob {
+                org,
+                status,
+                answer: out,
+            },
+        );
+    });
+    ok(json!({ "success": true, "id": id }))
+}
+
+async fn extract_status(app: AppState, headers: HeaderMap, id: String) -> Response {
+    let org = match caller_org(&app, &headers).await {
+        Ok(o) => o,
+        Err(r) => return r,
+    };
+    let Some(job) = extract_jobs().get(&id).filter(|j| j.org == org) else {
+        return fail(
+            StatusCode::NOT_FOUND,
+            &format!("extract job `{id}` does not exist"),
+            "not_found",
+        );
+    };
+    let mut body = json!({
+        "success": true,
+        "status": job.status,
+        "expiresAt": webdata_core::store::rfc3339(webdata_core::store::now_ms() + 86_400_000),
+        "creditsUsed": job.answer["credits_used"].as_i64().unwrap_or(0),
+        "tokensUsed": 0,
+    });
+    match job.status {
+        "completed" => {
+            body["data"] = job.answer["data"].clone();
+        }
+        "failed" => {
+            body["error"] = job.answer["error"]["message"].clone();
+        }
+        _ => {}
+    }
+    ok(body)
+}
+
 async fn credit_usage(app: AppState, headers: HeaderMap, version: Version) -> Response {
     let (st, out) = call(&app, &headers, Method::GET, "/v1/team/credit-usage", None).await;
     if !st.is_success() {
@@ -603,6 +778,44 @@ macro_rules! firecrawl_routes {
                 concat!($mount, "/v1/map"),
                 |State(a): State<AppState>, h: HeaderMap, b: Body| map(a, h, b, Version::V1),
                 op("fcMapV1", "Map."),
+            )
+            .post(
+                concat!($mount, "/v2/search"),
+                |State(a): State<AppState>, h: HeaderMap, b: Body| search(a, h, b, Version::V2),
+                op("fcSearchV2", "Search."),
+            )
+            .post(
+                concat!($mount, "/v1/search"),
+                |State(a): State<AppState>, h: HeaderMap, b: Body| search(a, h, b, Version::V1),
+                op("fcSearchV1", "Search."),
+            )
+            .post(
+                concat!($mount, "/v2/extract"),
+                |State(a): State<AppState>, h: HeaderMap, b: Body| {
+                    extract_start(a, h, b, Version::V2)
+                },
+                op("fcExtractV2", "Start an extract."),
+            )
+            .post(
+                concat!($mount, "/v1/extract"),
+                |State(a): State<AppState>, h: HeaderMap, b: Body| {
+                    extract_start(a, h, b, Version::V1)
+                },
+                op("fcExtractV1", "Start an extract."),
+            )
+            .get(
+                concat!($mount, "/v2/extract/{id}"),
+                |State(a): State<AppState>, h: HeaderMap, Path(id): Path<String>| {
+                    extract_status(a, h, id)
+                },
+                op("fcExtractStatusV2", "Extract status."),
+            )
+            .get(
+                concat!($mount, "/v1/extract/{id}"),
+                |State(a): State<AppState>, h: HeaderMap, Path(id): Path<String>| {
+                    extract_status(a, h, id)
+                },
+                op("fcExtractStatusV1", "Extract status."),
             )
             .get(
                 concat!($mount, "/v2/team/credit-usage"),

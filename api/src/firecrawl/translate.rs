@@ -593,6 +593,115 @@ pub fn map_request(body: &Map<String, Value>) -> Out<Map<String, Value>> {
     Ok(out)
 }
 
+/// A Firecrawl search body to ours.
+pub fn search_request(v: Version, body: &Map<String, Value>) -> Out<Map<String, Value>> {
+    let mut out = Map::new();
+    for (k, val) in body {
+        if INERT.contains(&k.as_str()) || val.is_null() {
+            continue;
+        }
+        match k.as_str() {
+            "query" | "limit" | "country" => {
+                out.insert(k.clone(), val.clone());
+            }
+            "lang" => {
+                out.insert("language".into(), val.clone());
+            }
+            "tbs" => {
+                let range = match val.as_str().unwrap_or("") {
+                    "qdr:d" => "day",
+                    "qdr:w" => "week",
+                    "qdr:m" => "month",
+                    "qdr:y" => "year",
+                    other => {
+                        return Err(Refused::new(
+                            "tbs",
+                            format!("`{other}` is not supported; use qdr:d, qdr:w, qdr:m or qdr:y"),
+                        ))
+                    }
+                };
+                out.insert("timeRange".into(), json!(range));
+            }
+            "sources" | "categories" => {
+                let only_web = val.as_array().is_some_and(|l| {
+                    l.iter()
+                        .all(|s| s == "web" || s.get("type").is_some_and(|t| t == "web"))
+                });
+                if !only_web {
+                    return Err(Refused::new(
+                        k.clone(),
+                        "only web results are available (no news, images or categories)",
+                    ));
+                }
+            }
+            "timeout" | "ignoreInvalidURLs" => {}
+            "location" => {
+                if let Some(c) = val.as_str() {
+                    out.insert("country".into(), json!(c));
+                }
+            }
+            "scrapeOptions" => {
+                let o = val
+                    .as_object()
+                    .ok_or_else(|| Refused::new("scrapeOptions", "must be an object"))?;
+                // An empty `formats` (firecrawl-js v1's default) asks for no scrape.
+                if o.get("formats")
+                    .and_then(Value::as_array)
+                    .is_some_and(|f| f.is_empty())
+                {
+                    continue;
+                }
+                out.insert(
+                    "scrapeOptions".into(),
+                    Value::Object(scrape_options(v, o, "scrapeOptions.", &[])?),
+                );
+            }
+            _ => return Err(Refused::new(k.clone(), "is not supported by webdata")),
+        }
+    }
+    Ok(out)
+}
+
+/// A Firecrawl extract body to ours.
+pub fn extract_request(v: Version, body: &Map<String, Value>) -> Out<Map<String, Value>> {
+    let mut out = Map::new();
+    for (k, val) in body {
+        if INERT.contains(&k.as_str()) || val.is_null() {
+            continue;
+        }
+        match k.as_str() {
+            "urls" | "schema" | "prompt" => {
+                out.insert(k.clone(), val.clone());
+            }
+            "allowExternalLinks" | "enableWebSearch" | "showSources" | "ignoreInvalidURLs" => {
+                if k != "showSources" && !is_false(val) {
+                    return Err(Refused::new(
+                        k.clone(),
+                        "true is not supported; extract reads the URLs given",
+                    ));
+                }
+            }
+            "systemPrompt" => {
+                return Err(Refused::new(
+                    "systemPrompt",
+                    "is not supported; put instructions in `prompt`",
+                ))
+            }
+            "scrapeOptions" => {
+                let o = val
+                    .as_object()
+                    .ok_or_else(|| Refused::new("scrapeOptions", "must be an object"))?;
+                out.insert(
+                    "scrapeOptions".into(),
+                    Value::Object(scrape_options(v, o, "scrapeOptions.", &[])?),
+                );
+            }
+            _ => return Err(Refused::new(k.clone(), "is not supported by webdata")),
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
