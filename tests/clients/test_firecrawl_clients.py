@@ -65,7 +65,8 @@ class Service:
         self.key = subprocess.run([BIN, "keys", "generate"], capture_output=True, text=True, check=True).stdout.strip()
         env = dict(os.environ)
         env.update({
-            "WEBDATA_DATABASE_URL": f"sqlite://{tmp}/w.db",
+            # The Rust wrapper passes a fresh SQLite or PostgreSQL database.
+            "WEBDATA_DATABASE_URL": os.environ.get("WEBDATA_CLIENTS_DATABASE_URL") or f"sqlite://{tmp}/w.db",
             "WEBDATA_LISTEN": "127.0.0.1:0",
             "WEBDATA_FIRECRAWL_LISTEN": "127.0.0.1:0",
             "WEBDATA_BOOTSTRAP_KEY": self.key,

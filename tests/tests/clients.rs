@@ -4,9 +4,20 @@
 //! (`.venv`, `tests/clients/js/node_modules`).
 
 mod support;
+use support::{fresh_database, Db};
 
-#[test]
-fn firecrawl_clients_work_unchanged_against_webdata() {
+#[tokio::test]
+async fn firecrawl_clients_work_unchanged_against_webdata_on_sqlite() {
+    run(Db::Sqlite).await
+}
+
+#[tokio::test]
+async fn firecrawl_clients_work_unchanged_against_webdata_on_postgres() {
+    run(Db::Postgres).await
+}
+
+async fn run(db: Db) {
+    let database_url = fresh_database(db).await;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root")
@@ -28,6 +39,7 @@ fn firecrawl_clients_work_unchanged_against_webdata() {
             "tests/clients",
         ])
         .env("WEBDATA_BIN", support::binary("webdata"))
+        .env("WEBDATA_CLIENTS_DATABASE_URL", &database_url)
         .output()
         .expect("run pytest");
     let stdout = String::from_utf8_lossy(&out.stdout);
