@@ -220,6 +220,12 @@ def test_search_and_extract(service, site, providers):
     assert result.data == {"title": "Article A"}
     assert providers.chats, "the model was asked"
     assert service.credits() == before - 4 - 6  # 5 + 1 page read
+    # The json format of a scrape is answered by the model too.
+    before = service.credits()
+    doc = fc.scrape(site.url + "/a", formats=["markdown", {"type": "json", "prompt": "The title",
+                    "schema": {"type": "object", "properties": {"title": {"type": "string"}}, "required": ["title"]}}])
+    assert doc.json == {"title": "Article A"} and "harbour town" in doc.markdown
+    assert service.credits() == before - 1 - 6
     v1 = V1FirecrawlApp(api_key=service.key, api_url=service.firecrawl)
     assert [r["url"] for r in v1.search("harbour", limit=2).data] == [site.url + "/a", site.url + "/b"]
 

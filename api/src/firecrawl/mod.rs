@@ -145,10 +145,21 @@ fn v(version: Version) -> &'static str {
 }
 
 async fn scrape(app: AppState, headers: HeaderMap, body: Body, version: Version) -> Response {
-    let b = match object(body).await {
+    let mut b = match object(body).await {
         Ok(b) => b,
         Err(r) => return r,
     };
+    // `{"type":"json", schema, prompt}` is answered by our extract (the
+    // configured model) over the same URL, after the scrape.
+    let mut json_format = None;
+    if let Some(list) = b.get_mut("formats").and_then(Value::as_array_mut) {
+        if let Some(i) = list
+            .iter()
+            .position(|f| f.get("type").and_then(Value::as_str) == Some("json"))
+        {
+            json_format = Some(list.remove(i));
+        }
+    }
     let Some(url) = b.get("url").and_then(Value::as_str).map(str::to_string) else {
         return refused(Refused {
             field: "url".into(),
@@ -171,7 +182,29 @@ async fn scrape(app: AppState, headers: HeaderMap, body: Body, version: Version)
     if !status.is_success() {
         return from_ours(status, &out);
     }
-    ok(json!({ "success": true, "data": translate::document(&out["data"], Some(&url)) }))
+    let mut doc = translate::document(&out["data"], Some(&url));
+    if let Some(f) = json_format {
+        let mut ask = json!({ "urls": [url] });
+        for k in ["schema", "prompt"] {
+            if let Some(v) = f.get(k).filter(|v| !v.is_null()) {
+                ask[k] = v.clone();
+            }
+        }
+        let (st, ex) = call(&app, &headers, Method::POST, "/v1/extract", Some(ask)).await;
+        if st.is_success() {
+            doc["json"] = ex["data"].clone();
+        } else {
+            // The page was scraped (and charged): it is returned, with why
+            // the JSON is missing.
+            doc["warning"] = json!(format!(
+                "json: {}",
+                ex["error"]["message"]
+                    .as_str()
+                    .unwrap_or("the extract failed")
+            ));
+        }
+    }
+    ok(json!({ "success": true, "data": doc }))
 }
 
 /// Which of our job routes an id belongs to.
