@@ -287,3 +287,39 @@ def test_firecrawl_js_works_unchanged(service, site):
     assert out["v1scrape"]["success"] is True and "Paragraph 1 of the article b" in out["v1scrape"]["markdown"]
     assert out["v1batch"]["success"] is True and out["v1batch"]["status"] == "completed" and out["v1batch"]["count"] == 1
     assert service.credits() < before
+
+
+def test_firecrawl_mcp_over_stdio(service, site):
+    """The released firecrawl-mcp (npm) started by the official MCP Python
+    SDK as a desktop host would, pointed at webdata with FIRECRAWL_API_URL:
+    its scrape and map tools answer from our engine."""
+    import asyncio
+
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    js = pathlib.Path(__file__).parent / "js"
+    server = StdioServerParameters(
+        command="node", args=[str(js / "node_modules" / "firecrawl-mcp" / "dist" / "index.js")],
+        env={"PATH": os.environ.get("PATH", ""), "FIRECRAWL_API_URL": service.firecrawl,
+             "FIRECRAWL_API_KEY": service.key, "NO_PROXY": "*"},
+    )
+
+    async def drive():
+        async with stdio_client(server) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                tools = {t.name for t in (await session.list_tools()).tools}
+                assert {"firecrawl_scrape", "firecrawl_map"} <= tools, tools
+                scraped = await session.call_tool("firecrawl_scrape", {"url": site.url + "/a", "formats": ["markdown"]})
+                mapped = await session.call_tool("firecrawl_map", {"url": site.url + "/"})
+                bad = await session.call_tool("firecrawl_scrape", {"url": "http://127.0.0.1:9/"})
+                return scraped, mapped, bad
+
+    scraped, mapped, bad = asyncio.run(asyncio.wait_for(drive(), 120))
+    text = " ".join(c.text for c in scraped.content if getattr(c, "text", None))
+    assert not scraped.is_error and "harbour town" in text, text[:500]
+    text = " ".join(c.text for c in mapped.content if getattr(c, "text", None))
+    assert site.url + "/b" in text, text[:500]
+    text = " ".join(c.text for c in bad.content if getattr(c, "text", None))
+    assert bad.is_error and "loopback" in text, text[:500]

@@ -1,5 +1,5 @@
 //! Released clients of other services driven against the real `webdata`
-//! binary: firecrawl-py (PyPI) and @mendable/firecrawl-js (npm) through the
+//! binary: firecrawl-py (PyPI), @mendable/firecrawl-js and firecrawl-mcp (npm) through the
 //! Firecrawl-compatible API, in `tests/clients/`. `make test` installs them
 //! (`.venv`, `tests/clients/js/node_modules`).
 
