@@ -781,6 +781,106 @@ mod tests {
         assert_eq!(r.field, "allowExternalLinks");
     }
 
+    /// Every refusal docs/firecrawl-compatibility.md lists, with the field
+    /// the error names.
+    #[test]
+    fn every_documented_refusal_names_its_field() {
+        let scrape: &[(Value, &str)] = &[
+            (
+                json!({"formats": [{"type": "changeTracking"}]}),
+                "formats[0]",
+            ),
+            (json!({"formats": ["summary"]}), "formats[0]"),
+            (json!({"formats": ["markdown", "images"]}), "formats[1]"),
+            (
+                json!({"formats": [{"type": "attributes", "selectors": []}]}),
+                "formats[0]",
+            ),
+            (
+                json!({"formats": [{"type": "screenshot", "viewport": {"width": 1}}]}),
+                "formats[0].viewport",
+            ),
+            (json!({"blockAds": false}), "blockAds"),
+            (json!({"removeBase64Images": false}), "removeBase64Images"),
+            (json!({"storeInCache": false}), "storeInCache"),
+            (json!({"mobile": true}), "mobile"),
+            (json!({"skipTlsVerification": true}), "skipTlsVerification"),
+            (json!({"fastMode": true}), "fastMode"),
+            (json!({"zeroDataRetention": true}), "zeroDataRetention"),
+            (json!({"proxy": "enhanced"}), "proxy"),
+            (json!({"parsers": ["image"]}), "parsers"),
+            (json!({"location": {"city": "x"}}), "location.city"),
+            (
+                json!({"actions": [{"type": "executeJavascript", "script": "1"}]}),
+                "actions[0].type",
+            ),
+            (
+                json!({"actions": [{"type": "scroll", "direction": "up"}]}),
+                "actions[0].direction",
+            ),
+            (json!({"redactPII": true}), "redactPII"),
+        ];
+        for (body, field) in scrape {
+            let r = scrape_options(Version::V2, &obj(body.clone()), "", &[]).expect_err("refused");
+            assert_eq!(r.field, *field, "{body}");
+        }
+        let crawl: &[(Value, &str)] = &[
+            (json!({"includePaths": ["a(b|c)"]}), "includePaths[0]"),
+            (json!({"allowExternalLinks": true}), "allowExternalLinks"),
+            (
+                json!({"ignoreQueryParameters": true}),
+                "ignoreQueryParameters",
+            ),
+            (json!({"regexOnFullURL": true}), "regexOnFullURL"),
+            (json!({"delay": 2}), "delay"),
+            (
+                json!({"webhook": {"url": "https://h.test", "headers": {"x": "y"}}}),
+                "webhook.headers",
+            ),
+            (json!({"prompt": "docs only"}), "prompt"),
+            (
+                json!({"scrapeOptions": {"formats": [{"type": "json", "prompt": "x"}]}}),
+                "scrapeOptions.formats[0]",
+            ),
+        ];
+        for (body, field) in crawl {
+            let mut b = obj(body.clone());
+            b.insert("url".into(), json!("https://a.test/"));
+            let r = crawl_request(Version::V2, &b).expect_err("refused");
+            assert_eq!(r.field, *field, "{body}");
+        }
+        let r = batch_request(
+            Version::V2,
+            &obj(json!({"urls": ["https://a.test/"], "appendToId": "x"})),
+        )
+        .expect_err("refused");
+        assert_eq!(r.field, "appendToId");
+        let r = map_request(&obj(json!({"url": "https://a.test/", "useIndex": true})))
+            .expect_err("refused");
+        assert_eq!(r.field, "useIndex");
+        let r = search_request(Version::V2, &obj(json!({"query": "x", "tbs": "sbd:1"})))
+            .expect_err("refused");
+        assert_eq!(r.field, "tbs");
+        let r = search_request(
+            Version::V2,
+            &obj(json!({"query": "x", "categories": ["github"]})),
+        )
+        .expect_err("refused");
+        assert_eq!(r.field, "categories");
+        for (k, v) in [
+            ("systemPrompt", json!("x")),
+            ("enableWebSearch", json!(true)),
+            ("allowExternalLinks", json!(true)),
+        ] {
+            let mut b = obj(json!({"urls": ["https://a.test/"]}));
+            b.insert(k.into(), v);
+            assert_eq!(
+                extract_request(Version::V2, &b).expect_err("refused").field,
+                k
+            );
+        }
+    }
+
     #[test]
     fn documents_carry_source_url_status_code_and_legal_enums() {
         let d = document(
