@@ -34,29 +34,47 @@ const GUARD_HEADER: &str = "x-webdata-guard";
 
 type ProxyBody = BoxBody<Bytes, hyper::Error>;
 
-/// Loopback ports of our own machinery (DevTools, chromedriver, proxies)
-/// that a page must never reach, even when the guard allows loopback.
+/// Loopback endpoints of our own machinery (chromedriver, the guard
+/// proxies) that a page must never reach, even when the guard allows
+/// loopback: address and port, so that a site on another loopback address
+/// that happens to use the same port number (127.0.0.2:P beside
+/// 127.0.0.1:P) is not mistaken for them.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct InternalPorts(Arc<Mutex<HashSet<u16>>>);
+pub(crate) struct InternalPorts(Arc<Mutex<HashSet<SocketAddr>>>);
 
 impl InternalPorts {
-    /// Adds a port.
+    /// Adds a port listening on localhost (127.0.0.1 and ::1).
     pub(crate) fn add(&self, port: u16) {
+        self.add_addr(SocketAddr::from(([127, 0, 0, 1], port)));
+        self.add_addr(SocketAddr::from((std::net::Ipv6Addr::LOCALHOST, port)));
+    }
+
+    /// Adds one listening address.
+    pub(crate) fn add_addr(&self, addr: SocketAddr) {
         if let Ok(mut ports) = self.0.lock() {
-            ports.insert(port);
+            ports.insert(addr);
         }
     }
 
-    /// Removes a port.
+    /// Removes a port (every address it was added with).
     pub(crate) fn remove(&self, port: u16) {
         if let Ok(mut ports) = self.0.lock() {
-            ports.remove(&port);
+            ports.retain(|a| a.port() != port);
         }
     }
 
     fn refuses(&self, addr: SocketAddr) -> bool {
-        let local = addr.ip().is_loopback() || addr.ip().is_unspecified();
-        local && self.0.lock().map_or(true, |p| p.contains(&addr.port()))
+        if !(addr.ip().is_loopback() || addr.ip().is_unspecified()) {
+            return false;
+        }
+        self.0.lock().map_or(true, |p| {
+            p.iter().any(|own| {
+                own.port() == addr.port()
+                    && (own.ip() == addr.ip()
+                        || own.ip().is_unspecified()
+                        || addr.ip().is_unspecified())
+            })
+        })
     }
 }
 
@@ -98,7 +116,7 @@ impl GuardProxy {
     ) -> std::io::Result<Self> {
         let listener = TcpListener::bind((bind, 0)).await?;
         let addr = listener.local_addr()?;
-        internal.add(addr.port());
+        internal.add_addr(addr);
         let (tx, rx) = watch::channel(());
         let refusals = Arc::new(Mutex::new(Vec::new()));
         let state = State {
@@ -465,5 +483,29 @@ mod tests {
         .await;
         assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
         assert!(answer.ends_with("GET /a?b=1 HTTP/1.1"), "{answer}");
+    }
+}
+
+#[cfg(test)]
+mod internal_ports_tests {
+    use super::InternalPorts;
+    use std::net::SocketAddr;
+
+    #[test]
+    fn only_our_own_loopback_endpoints_are_refused() {
+        let own = InternalPorts::default();
+        own.add(4000);
+        own.add_addr("127.0.0.1:4100".parse().expect("addr"));
+        let at = |s: &str| s.parse::<SocketAddr>().expect("addr");
+        assert!(own.refuses(at("127.0.0.1:4000")));
+        assert!(own.refuses(at("[::1]:4000")));
+        assert!(own.refuses(at("0.0.0.0:4000")));
+        assert!(own.refuses(at("127.0.0.1:4100")));
+        // A test site on another loopback address with the same port number.
+        assert!(!own.refuses(at("127.0.0.2:4000")));
+        assert!(!own.refuses(at("127.0.0.2:4100")));
+        assert!(!own.refuses(at("127.0.0.1:4001")));
+        own.remove(4000);
+        assert!(!own.refuses(at("127.0.0.1:4000")));
     }
 }
