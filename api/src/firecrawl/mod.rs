@@ -17,7 +17,6 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use tower::ServiceExt;
@@ -267,18 +266,6 @@ pub struct SkipQuery {
     skip: Option<i64>,
 }
 
-fn cursor(seq: i64) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("wd1:{seq}"))
-}
-
-fn seq_of(cursor: &str) -> Option<i64> {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|s| s.strip_prefix("wd1:").and_then(|n| n.parse().ok()))
-}
-
 async fn status(
     app: AppState,
     headers: HeaderMap,
@@ -291,7 +278,10 @@ async fn status(
     let skip = q.skip.unwrap_or(0).max(0);
     let mut path = format!("{}/{id}?limit={PAGE}", job_path(&id));
     if skip > 0 {
-        path.push_str(&format!("&cursor={}", cursor(skip)));
+        path.push_str(&format!(
+            "&cursor={}",
+            crate::services::crawls::encode_cursor(skip)
+        ));
     }
     let (st, out) = call(&app, &headers, Method::GET, &path, None).await;
     if !st.is_success() {
@@ -319,7 +309,10 @@ async fn status(
     // `next` only when more documents can be read now: never the same URL
     // with an empty page (some clients would fetch it in a tight loop).
     if !data.is_empty() {
-        if let Some(next) = out["next"].as_str().and_then(seq_of) {
+        if let Some(next) = out["next"]
+            .as_str()
+            .and_then(crate::services::crawls::cursor_seq)
+        {
             if next > skip {
                 body["next"] = json!(format!(
                     "{}/{}/{kind}/{id}?skip={next}",

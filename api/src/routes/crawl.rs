@@ -13,7 +13,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use base64::Engine as _;
 use serde::Deserialize;
 use webdata_core::store::crawl::KIND_CRAWL;
 use webdata_core::store::{rfc3339, CrawlRow, CrawlStatus, Placement};
@@ -163,18 +162,8 @@ pub struct PageQuery {
     limit: Option<String>,
 }
 
-fn encode_cursor(seq: i64) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("wd1:{seq}"))
-}
-
 fn decode_cursor(c: &str) -> ApiResult<i64> {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(c)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .and_then(|s| s.strip_prefix("wd1:").and_then(|n| n.parse::<i64>().ok()))
-        .filter(|n| *n >= 0)
-        .ok_or_else(|| ApiError::invalid("`cursor` is not a cursor this API issued; pass the `next` value of the previous response"))
+    crawls::cursor_seq(c).ok_or_else(|| ApiError::invalid("`cursor` is not a cursor this API issued; pass the `next` value of the previous response"))
 }
 
 /// `GET /v1/crawl/{id}`.
@@ -215,7 +204,7 @@ pub(crate) async fn get_kind(
     let next = if crawl.is_finished() && last >= crawl.doc_seq {
         serde_json::Value::Null
     } else {
-        serde_json::Value::String(encode_cursor(last))
+        serde_json::Value::String(crawls::encode_cursor(last))
     };
     let mut body = webdata_engine::crawl::status_json(&crawl);
     body["success"] = true.into();

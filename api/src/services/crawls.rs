@@ -11,6 +11,23 @@ use std::convert::Infallible;
 use webdata_core::store::crawl::{KIND_BATCH, KIND_CRAWL};
 use webdata_core::store::{CrawlRow, CrawlStatus};
 
+/// The cursor (`next`) after document number `seq`.
+pub fn encode_cursor(seq: i64) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(format!("wd1:{seq}"))
+}
+
+/// The document number a cursor this API issued stands after.
+pub fn cursor_seq(cursor: &str) -> Option<i64> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+        .and_then(|s| s.strip_prefix("wd1:").and_then(|n| n.parse::<i64>().ok()))
+        .filter(|n| *n >= 0)
+}
+
 /// The crawl `id` when the caller's organization owns it; `not_found`
 /// otherwise (another organization's crawl does not exist for the caller).
 pub async fn owned_crawl(app: &AppState, caller: &Caller, id: &str) -> ApiResult<CrawlRow> {

@@ -4,6 +4,7 @@
 //! `usage.spend_cap_reached`) queued once per crossing to its endpoints.
 
 use super::orgs::{period_of, rfc3339};
+use super::webhooks::{insert_delivery, NewDelivery};
 use super::{new_id, now_ms, opt_i64, Store, StoreResult};
 use serde::Serialize;
 use sqlx::Row;
@@ -408,17 +409,14 @@ impl Store {
         .fetch_all(&mut *tx)
         .await?;
         for e in &endpoints {
-            insert_delivery(
-                &mut tx,
-                org_id,
-                &event_id,
-                e.try_get("id")?,
-                e.try_get("url")?,
-                event_type,
-                &body,
-                now,
-            )
-            .await?;
+            let d = NewDelivery {
+                event_id: event_id.clone(),
+                endpoint_id: Some(e.try_get("id")?),
+                url: e.try_get("url")?,
+                event_type: event_type.to_string(),
+                body: body.clone(),
+            };
+            insert_delivery(&mut tx, org_id, "", &d, now).await?;
         }
         tx.commit().await?;
         self.audit(org_id, None, event_type, &data.to_string())
@@ -445,48 +443,16 @@ impl Store {
             "data": { "organizationId": org_id, "endpointId": endpoint_id, "message": "A test event from the webdata dashboard." },
         })
         .to_string();
+        let d = NewDelivery {
+            event_id: event_id.clone(),
+            endpoint_id: Some(e.id),
+            url: e.url,
+            event_type: "webhook.test".into(),
+            body,
+        };
         let mut tx = self.begin_write().await?;
-        insert_delivery(
-            &mut tx,
-            org_id,
-            &event_id,
-            e.id,
-            e.url,
-            "webhook.test",
-            &body,
-            now,
-        )
-        .await?;
+        insert_delivery(&mut tx, org_id, "", &d, now).await?;
         tx.commit().await?;
         Ok(event_id)
     }
-}
-
-/// Inserts a pending delivery that belongs to no crawl (`crawl_id` empty).
-#[allow(clippy::too_many_arguments)]
-async fn insert_delivery(
-    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
-    org_id: &str,
-    event_id: &str,
-    endpoint_id: String,
-    url: String,
-    event_type: &str,
-    body: &str,
-    now: i64,
-) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO webhook_deliveries (id, event_id, org_id, crawl_id, endpoint_id, url, event_type, body, attempts, next_attempt_at, state, created_at) \
-         VALUES ($1, $2, $3, '', $4, $5, $6, $7, 0, $8, 'pending', $8)",
-    )
-    .bind(new_id("dlv"))
-    .bind(event_id)
-    .bind(org_id)
-    .bind(endpoint_id)
-    .bind(url)
-    .bind(event_type)
-    .bind(body)
-    .bind(now)
-    .execute(&mut **tx)
-    .await?;
-    Ok(())
 }

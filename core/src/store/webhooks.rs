@@ -143,6 +143,33 @@ fn random_secret() -> String {
     format!("whsec_{}", hex::encode(bytes))
 }
 
+/// Inserts a pending delivery (`crawl_id` empty for usage alerts and test
+/// events).
+pub(super) async fn insert_delivery(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    org_id: &str,
+    crawl_id: &str,
+    d: &NewDelivery,
+    now: i64,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO webhook_deliveries (id, event_id, org_id, crawl_id, endpoint_id, url, event_type, body, attempts, next_attempt_at, state, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, 'pending', $9)",
+    )
+    .bind(new_id("dlv"))
+    .bind(&d.event_id)
+    .bind(org_id)
+    .bind(crawl_id)
+    .bind(&d.endpoint_id)
+    .bind(&d.url)
+    .bind(&d.event_type)
+    .bind(&d.body)
+    .bind(now)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
+}
+
 impl Store {
     /// Registers an endpoint with a fresh secret.
     pub async fn create_webhook_endpoint(
@@ -315,21 +342,7 @@ impl Store {
         }
         let now = now_ms();
         for d in deliveries {
-            sqlx::query(
-                "INSERT INTO webhook_deliveries (id, event_id, org_id, crawl_id, endpoint_id, url, event_type, body, attempts, next_attempt_at, state, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 0, $9, 'pending', $9)",
-            )
-            .bind(new_id("dlv"))
-            .bind(&d.event_id)
-            .bind(org_id)
-            .bind(crawl_id)
-            .bind(&d.endpoint_id)
-            .bind(&d.url)
-            .bind(&d.event_type)
-            .bind(&d.body)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+            insert_delivery(&mut tx, org_id, crawl_id, d, now).await?;
         }
         tx.commit().await?;
         Ok(true)

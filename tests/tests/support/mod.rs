@@ -584,3 +584,36 @@ pub async fn raw_post(base: &str, path: &str, key: &str, size: usize) -> Resp {
         json,
     }
 }
+
+/// Runs the pytest suite in `dir` (relative to the workspace) with the
+/// workspace's `.venv` against the `webdata` binary this build made, plus
+/// `env`; fails the test unless pytest passed and ran something.
+pub fn run_pytest(dir: &str, env: &[(&str, &str)]) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf();
+    let python = root.join(".venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `make test` (it installs the Python test tools)",
+        python.display()
+    );
+    let mut cmd = Command::new(&python);
+    cmd.current_dir(&root)
+        .args(["-m", "pytest", "-q", "-p", "no:cacheprovider", dir])
+        .env("WEBDATA_BIN", binary("webdata"));
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().expect("run pytest");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    eprintln!("{stderr}");
+    assert!(out.status.success(), "{dir} failed:\n{stdout}\n{stderr}");
+    assert!(
+        stdout.contains(" passed") && !stdout.contains(" failed"),
+        "pytest ran no test in {dir}: {stdout}"
+    );
+}
