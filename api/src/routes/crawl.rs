@@ -46,6 +46,9 @@ pub async fn start(
         req.exclude_paths.as_deref().unwrap_or_default(),
     )?;
     app.engine.check_url(&req.url)?;
+    if let Some(prev) = &req.resume_from {
+        check_resume_from(&app, &caller, &req.url, prev).await?;
+    }
     if let Some(w) = &req.webhook {
         app.engine
             .check_url(&w.url)
@@ -72,6 +75,40 @@ pub async fn start(
     let request_json =
         serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))?;
     create_and_launch(&app, &caller, claim, &stored, &request_json, None, None).await
+}
+
+/// `resumeFrom` names an ended crawl of the caller's organization that
+/// started at the same URL.
+async fn check_resume_from(
+    app: &AppState,
+    caller: &Caller,
+    url: &str,
+    prev: &str,
+) -> ApiResult<()> {
+    let old = app
+        .store
+        .get_crawl(prev)
+        .await?
+        .filter(|c| c.org_id == caller.org.id && c.kind == KIND_CRAWL)
+        .ok_or_else(|| {
+            ApiError::new(
+                ErrorCode::NotFound,
+                format!("resumeFrom: no crawl `{prev}` in this organization"),
+            )
+        })?;
+    if !old.is_finished() {
+        return Err(ApiError::invalid(format!(
+            "resumeFrom: crawl `{prev}` is still {}; cancel it (DELETE /v1/crawl/{prev}) or let it end first",
+            old.status
+        )));
+    }
+    if old.url.trim() != url.trim() {
+        return Err(ApiError::invalid(format!(
+            "resumeFrom: crawl `{prev}` started at {}; a resumed crawl starts at the same url",
+            old.url
+        )));
+    }
+    Ok(())
 }
 
 /// Stores a crawl (or, with `seeds`, a batch scrape over those URLs),

@@ -51,6 +51,7 @@ impl BatchScrapeRequest {
             ignore_robots: self.ignore_robots,
             scrape_options: self.scrape_options.clone(),
             webhook: self.webhook.clone(),
+            resume_from: None,
         }
     }
 }

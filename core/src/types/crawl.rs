@@ -43,6 +43,12 @@ pub struct CrawlRequest {
     pub scrape_options: Option<ScrapeOptions>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub webhook: Option<WebhookSpec>,
+    /// Continue a crawl that ended (cancelled, failed or completed) from the
+    /// same `url`: the pages it scraped or gave up on are not fetched again,
+    /// the URLs it left unscraped are queued first, and `limit` counts this
+    /// crawl's pages only. An addition to the spec (`webdata crawl --resume`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resume_from: Option<String>,
 }
 
 impl CrawlRequest {

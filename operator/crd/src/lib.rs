@@ -131,6 +131,9 @@ impl CrawlJobSpec {
             ignore_robots: Some(self.ignore_robots),
             scrape_options: self.scrape_options.clone(),
             webhook: self.webhook.clone(),
+            // Resuming is an API request (`resumeFrom`): the API stores the
+            // request it was given, and the CrawlJob only runs that row.
+            resume_from: None,
         }
     }
 

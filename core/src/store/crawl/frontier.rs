@@ -278,6 +278,61 @@ impl Store {
         Ok(())
     }
 
+    /// Seeds a crawl that resumes `from` (`resumeFrom`): the URLs `from`
+    /// scraped or gave up on are carried over as known (`carried`: never
+    /// fetched again, not counted), and the ones it left queued, leased or
+    /// dropped are queued here, up to this crawl's page limit. Idempotent:
+    /// runners that race to seed the same crawl add nothing twice. Returns
+    /// how many URLs were queued.
+    pub async fn carry_frontier(&self, crawl_id: &str, from: &str) -> StoreResult<usize> {
+        let mut tx = self.begin_write().await?;
+        let Some(mut crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
+            return Err(StoreError::NotFound(format!("crawl {crawl_id}")));
+        };
+        if crawl.is_finished() {
+            return Ok(0);
+        }
+        let now = now_ms();
+        sqlx::query(
+            "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, created_at) \
+             SELECT $1, url_key, url, depth, source, 'carried', $3 FROM frontier \
+             WHERE crawl_id = $2 AND state IN ('done', 'failed', 'carried') \
+             ON CONFLICT (crawl_id, url_key) DO NOTHING",
+        )
+        .bind(crawl_id)
+        .bind(from)
+        .bind(now)
+        .execute(&mut *tx)
+        .await?;
+        let left: Vec<NewUrl> = sqlx::query(
+            "SELECT url_key, url, depth, source FROM frontier \
+             WHERE crawl_id = $1 AND state IN ('queued', 'leased', 'dropped') \
+             ORDER BY depth, created_at, url_key",
+        )
+        .bind(from)
+        .fetch_all(&mut *tx)
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(NewUrl {
+                key: r.try_get("url_key")?,
+                url: r.try_get("url")?,
+                depth: r.try_get("depth")?,
+                source: r.try_get("source")?,
+            })
+        })
+        .collect::<Result<_, sqlx::Error>>()?;
+        let added = Self::enqueue_in_tx(&mut tx, &mut crawl, &left).await?;
+        sqlx::query("UPDATE crawls SET total = $1, updated_at = $2 WHERE id = $3")
+            .bind(crawl.total)
+            .bind(now)
+            .bind(crawl_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(added)
+    }
+
     /// URLs of a crawl still queued or leased.
     pub async fn frontier_pending(&self, crawl_id: &str) -> StoreResult<i64> {
         Ok(sqlx::query_scalar(

@@ -90,16 +90,20 @@ pub enum UrlState {
     Failed,
     /// Dropped unscraped when the crawl ended.
     Dropped,
+    /// Scraped or given up on by the crawl this one resumes (`resumeFrom`):
+    /// known, so never fetched again, and not counted as this crawl's page.
+    Carried,
 }
 
 impl UrlState {
     /// Every state.
-    pub const ALL: [UrlState; 5] = [
+    pub const ALL: [UrlState; 6] = [
         UrlState::Queued,
         UrlState::Leased,
         UrlState::Done,
         UrlState::Failed,
         UrlState::Dropped,
+        UrlState::Carried,
     ];
 
     /// The name stored.
@@ -110,6 +114,7 @@ impl UrlState {
             UrlState::Done => "done",
             UrlState::Failed => "failed",
             UrlState::Dropped => "dropped",
+            UrlState::Carried => "carried",
         }
     }
 }

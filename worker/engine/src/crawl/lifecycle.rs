@@ -14,7 +14,18 @@ use crate::sitemap::{self, SitemapFetchPolicy};
 impl CrawlRunner {
     pub(super) async fn seed_queued(&self) -> Result<(), webdata_core::StoreError> {
         for crawl in self.store.seedable_crawls(self.cfg.pool.as_deref()).await? {
+            // A resumed crawl's frontier is the one its predecessor left,
+            // carried over before it starts (so it never looks drained).
+            let resumes = serde_json::from_str::<webdata_core::types::CrawlRequest>(&crawl.request)
+                .ok()
+                .and_then(|r| r.resume_from);
+            if let Some(prev) = &resumes {
+                self.store.carry_frontier(&crawl.id, prev).await?;
+            }
             if !self.store.start_crawl(&crawl.id).await? {
+                continue;
+            }
+            if resumes.is_some() {
                 continue;
             }
             let plan = match self.state.plan(&crawl) {
