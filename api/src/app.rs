@@ -359,10 +359,25 @@ fn public() -> ApiRouter<AppState> {
         )
 }
 
+/// The MCP endpoint: its key is checked by the handler, and each tool call
+/// is a `/v1` request counted by `/v1`'s limits.
+fn mcp() -> ApiRouter<AppState> {
+    ApiRouter::new(Security::Key).post(
+        "/mcp",
+        crate::mcp::http::handle,
+        Op::new(
+            "mcp",
+            "Model Context Protocol (Streamable HTTP, stateless, JSON answers): the tools scrape, crawl, crawl_status, crawl_cancel, map, batch_scrape, batch_scrape_status, search, extract and brand; each tool call costs what its /v1 request costs.",
+        )
+        .answers(200, "A JSON-RPC answer.", Body::Json(openapi::any_object))
+        .errors(&[400, 401, 406, 415]),
+    )
+}
+
 /// Every route of the API document (the dashboard's HTML pages are not in it).
 pub fn routes() -> Vec<Route> {
     let mut all = Vec::new();
-    for group in [public(), keyed(), admin()] {
+    for group in [public(), keyed(), mcp(), admin()] {
         all.extend(group.routes().iter().cloned());
     }
     all
@@ -401,6 +416,7 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
         ));
     let (served, _) = public()
         .merge(v1)
+        .merge(mcp())
         .merge(admin)
         .merge(dashboard)
         .merge(crate::firecrawl::prefixed())

@@ -158,6 +158,20 @@ async fn authorize(app: &AppState, secret: Result<String, ApiError>) -> Result<C
     Ok(Caller { org, key })
 }
 
+/// The bearer secret of a request (the API's 401 when it has none).
+pub fn bearer_secret(req: &Request) -> Result<String, ApiError> {
+    bearer(req).map(str::to_string)
+}
+
+/// The secret is a valid, live API key (no rate limit is counted: `/mcp`
+/// counts each tool call's `/v1` request instead).
+pub async fn check_secret(
+    app: &AppState,
+    secret: Result<String, ApiError>,
+) -> Result<(), ApiError> {
+    authorize(app, secret).await.map(|_| ())
+}
+
 /// `/v1` authentication, per-minute rate limits and concurrency limits.
 pub async fn auth_layer(State(app): State<AppState>, mut req: Request, next: Next) -> Response {
     let secret = bearer(&req).map(str::to_string);

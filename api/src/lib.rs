@@ -4,6 +4,7 @@
 pub mod app;
 pub mod body;
 pub mod cli;
+pub mod client;
 pub mod config;
 pub mod context;
 pub mod credits;
@@ -13,6 +14,7 @@ pub mod firecrawl;
 pub mod idempotency;
 pub mod kube;
 pub mod layers;
+pub mod mcp;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;

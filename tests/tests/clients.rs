@@ -1,7 +1,9 @@
-//! Released clients of other services driven against the real `webdata`
-//! binary: firecrawl-py (PyPI), @mendable/firecrawl-js and firecrawl-mcp
-//! (npm) through the Firecrawl-compatible API, in `tests/clients/`, on a
-//! fresh SQLite and a fresh PostgreSQL database. `make test` installs them
+//! Released clients driven against the real `webdata` binary, in
+//! `tests/clients/`, on a fresh SQLite and a fresh PostgreSQL database:
+//! firecrawl-py (PyPI), @mendable/firecrawl-js and firecrawl-mcp (npm)
+//! through the Firecrawl-compatible API, and the official MCP Python SDK
+//! (`mcp` on PyPI) against webdata's own MCP server over Streamable HTTP
+//! (`POST /mcp`) and stdio (`webdata mcp`). `make test` installs them
 //! (`.venv`, `tests/clients/js/node_modules`).
 
 mod support;

@@ -1,7 +1,16 @@
 //! The `webdata` command line: `serve`, `keys …`, `orgs …`, `openapi`.
 
+mod commands;
+mod connect;
+mod crawl;
+mod mcp;
 mod scrape;
 mod serve;
+
+pub use commands::{BatchArgs, BrandArgs, MapArgs};
+pub use connect::{ConnectArgs, Connection};
+pub use crawl::{page_path, CrawlArgs};
+pub use mcp::McpArgs;
 
 use crate::config::{ServeArgs, StoreArgs};
 use anyhow::Context;
@@ -37,8 +46,19 @@ pub enum Command {
     },
     /// Print the OpenAPI document.
     Openapi,
-    /// Scrape one URL with the same engine, without a server, and print it.
+    /// Scrape one URL and print its markdown (or --json): with the engine in
+    /// this process, or through --server.
     Scrape(ScrapeArgs),
+    /// Crawl a site into a folder of markdown files (Ctrl-C cancels; --resume continues).
+    Crawl(Box<CrawlArgs>),
+    /// List a site's URLs.
+    Map(MapArgs),
+    /// Scrape many URLs (one per line in FILE, or `-` for standard input).
+    Batch(BatchArgs),
+    /// A domain's brand: logos, colours, fonts, name and links.
+    Brand(BrandArgs),
+    /// Serve the MCP tools over stdio, for desktop MCP hosts (Claude Desktop, Cursor, VS Code).
+    Mcp(McpArgs),
     /// Dashboard accounts: `users create --org … --email … --role owner` bootstraps the first one.
     Users {
         #[command(subcommand)]
@@ -136,9 +156,8 @@ pub struct ScrapeArgs {
     /// Whole-scrape timeout in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     pub timeout: i64,
-    /// Private networks the scrape may reach (CIDRs or `true`).
-    #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
-    pub allow_private_networks: Option<String>,
+    #[command(flatten)]
+    pub connect: ConnectArgs,
 }
 
 /// `webdata keys …`
@@ -274,7 +293,15 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(*args).await,
         Command::Openapi => print_json(&crate::app::openapi_document()),
+        Command::Scrape(args) if args.connect.server.is_some() => {
+            commands::scrape_remote(&args).await
+        }
         Command::Scrape(args) => scrape_once(args).await,
+        Command::Crawl(args) => crawl::crawl(*args).await,
+        Command::Map(args) => commands::map(args).await,
+        Command::Batch(args) => commands::batch(args).await,
+        Command::Brand(args) => commands::brand(args).await,
+        Command::Mcp(args) => mcp::run(args).await,
         Command::Users { cmd } => match cmd {
             UsersCmd::Create {
                 store,

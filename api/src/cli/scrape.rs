@@ -30,9 +30,10 @@ pub async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
     webdata_core::validate::check_url("url", &req.url).map_err(|e| anyhow::anyhow!(e.message))?;
     webdata_core::validate::check_scrape_options("", &req.options)
         .map_err(|e| anyhow::anyhow!(e.message))?;
-    let guard =
-        webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
-            .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    let guard = webdata_engine::guard::NetworkGuard::from_setting(
+        args.connect.allow_private_networks.as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
     let engine = webdata_engine::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scraped = engine
         .scrape(&req)

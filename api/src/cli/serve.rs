@@ -12,7 +12,7 @@ use std::sync::Arc;
 use webdata_core::store::NewOrganization;
 use webdata_core::Store;
 
-fn init_logs(format: &str) {
+pub(crate) fn init_logs(format: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));
     let builder = tracing_subscriber::fmt()
@@ -86,18 +86,24 @@ async fn bootstrap_owner(store: &Store, args: &ServeArgs) -> anyhow::Result<()> 
     Ok(())
 }
 
-/// `webdata serve`.
-pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    init_logs(&args.log_format);
+/// A built application: its state and router, the signal that stops its
+/// background tasks, and the bootstrap key when one was generated.
+pub(crate) struct Built {
+    pub state: AppState,
+    pub app: axum::Router,
+    pub stop: tokio::sync::watch::Sender<bool>,
+    pub shown_key: Option<String>,
+}
+
+/// Opens the store and builds everything `serve` runs, without listening:
+/// the engine, browser, crawl runner, webhook dispatcher, janitor and the
+/// router. `listen_url` is where the API is reachable (for links in mail).
+pub(crate) async fn build(args: &ServeArgs, listen_url: Option<String>) -> anyhow::Result<Built> {
     let store = open(&args.store).await?;
-    let shown_key = bootstrap(&store, &args).await?;
-    bootstrap_owner(&store, &args).await?;
-    let listener = tokio::net::TcpListener::bind(args.listen)
-        .await
-        .with_context(|| format!("could not listen on {}", args.listen))?;
-    let addr = listener.local_addr()?;
-    let mut config = Config::from_args(&args);
-    config.listen_url = Some(format!("http://{addr}"));
+    let shown_key = bootstrap(&store, args).await?;
+    bootstrap_owner(&store, args).await?;
+    let mut config = Config::from_args(args);
+    config.listen_url = listen_url;
     config.blob_key = store
         .setting_or_init("blob_signing_key", webdata_core::store::generate_key)
         .await?;
@@ -154,10 +160,33 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         engine,
         runner,
         kube,
-        search: search_provider(&args)?,
-        model: chat_model(&args)?,
+        search: search_provider(args)?,
+        model: chat_model(args)?,
         loopback: Default::default(),
     };
+    spawn_janitor(store, config.request_timeout.as_millis() as i64);
+    let app = router(state.clone());
+    Ok(Built {
+        state,
+        app,
+        stop: stop_tx,
+        shown_key,
+    })
+}
+
+/// `webdata serve`.
+pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    init_logs(&args.log_format);
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("could not listen on {}", args.listen))?;
+    let addr = listener.local_addr()?;
+    let Built {
+        state,
+        app,
+        stop: stop_tx,
+        shown_key,
+    } = build(&args, Some(format!("http://{addr}"))).await?;
     if let Some(key) = shown_key {
         eprintln!(
             "\nwebdata: created organization 'default' with {} credits.",
@@ -168,8 +197,6 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             "Try: curl -s http://{addr}/v1/team/credit-usage -H 'Authorization: Bearer {key}'\n"
         );
     }
-    spawn_janitor(store.clone(), config.request_timeout.as_millis() as i64);
-    let app = router(state.clone());
     if let Some(fc) = args.firecrawl_listen {
         let l = tokio::net::TcpListener::bind(fc)
             .await
@@ -190,7 +217,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(addr = %fc_addr, "Firecrawl-compatible API listening");
         eprintln!("firecrawl API listening on http://{fc_addr}");
     }
-    tracing::info!(%addr, backend = ?store.backend(), "webdata listening");
+    tracing::info!(%addr, backend = ?state.store.backend(), "webdata listening");
     eprintln!("webdata listening on http://{addr}");
     axum::serve(
         listener,

@@ -212,3 +212,54 @@ pub async fn for_scraped_page(
     }
     Some(render(app, headers, &stored))
 }
+
+/// A Brand as a short markdown summary.
+pub fn brand_markdown(b: &serde_json::Value) -> String {
+    let mut s = format!(
+        "# {}\n\n",
+        b["name"]
+            .as_str()
+            .or(b["domain"].as_str())
+            .unwrap_or("Brand")
+    );
+    if let Some(d) = b["description"].as_str() {
+        s.push_str(&format!("{d}\n\n"));
+    }
+    let list = |title: &str, items: Vec<String>, s: &mut String| {
+        if !items.is_empty() {
+            s.push_str(&format!("## {title}\n\n"));
+            for i in items {
+                s.push_str(&format!("- {i}\n"));
+            }
+            s.push('\n');
+        }
+    };
+    let each = |k: &str, f: &dyn Fn(&serde_json::Value) -> Option<String>| -> Vec<String> {
+        match &b[k] {
+            serde_json::Value::Array(a) => a.iter().filter_map(f).collect(),
+            serde_json::Value::Object(o) => o
+                .iter()
+                .filter_map(|(name, v)| f(v).map(|x| format!("{name}: {x}")))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let text = |v: &serde_json::Value| -> Option<String> {
+        match v {
+            serde_json::Value::String(s) => Some(s.clone()),
+            serde_json::Value::Object(o) => Some(
+                o.iter()
+                    .filter_map(|(k, v)| v.as_str().map(|x| format!("{k}: {x}")))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            )
+            .filter(|x| !x.is_empty()),
+            _ => None,
+        }
+    };
+    list("Logos", each("logos", &text), &mut s);
+    list("Colours", each("colors", &text), &mut s);
+    list("Fonts", each("fonts", &text), &mut s);
+    list("Links", each("socialLinks", &text), &mut s);
+    s
+}
