@@ -10,12 +10,16 @@ OWNER_EMAIL ?= owner@webdata.local
 .PHONY: run test deps lint bench bench-extraction bench-sweep bench-compare
 
 run:
-	@$(CARGO) build --release --bin webdata
+	@# The binary is wherever cargo put it (CARGO_TARGET_DIR, a .cargo/config
+	@# build.target-dir, or ./target): cargo says so in its build messages.
 	@mkdir -p $(RUN_DIR)
-	@[ -s $(RUN_DIR)/dev.key ] || ./target/release/webdata keys generate > $(RUN_DIR)/dev.key
+	@$(CARGO) build --release --bin webdata --message-format=json-render-diagnostics \
+		| sed -n 's/.*"executable":"\([^"]*\)".*/\1/p' | tail -n 1 > $(RUN_DIR)/bin.path; \
+		[ -x "$$(cat $(RUN_DIR)/bin.path)" ] || { echo "make run: cargo build did not produce the webdata binary" >&2; exit 1; }
+	@BIN=$$(cat $(RUN_DIR)/bin.path); [ -s $(RUN_DIR)/dev.key ] || $$BIN keys generate > $(RUN_DIR)/dev.key
 	@[ -s $(RUN_DIR)/admin.token ] || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/admin.token
 	@[ -s $(RUN_DIR)/owner.password ] || head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/owner.password
-	@KEY=$$(cat $(RUN_DIR)/dev.key); \
+	@KEY=$$(cat $(RUN_DIR)/dev.key); BIN=$$(cat $(RUN_DIR)/bin.path); \
 	echo ""; \
 	echo "  webdata is starting on http://$(LISTEN) (store: sqlite://$(RUN_DIR)/webdata.db)"; \
 	echo "  API key:     $$KEY"; \
@@ -25,6 +29,8 @@ run:
 	echo "  First login: $(OWNER_EMAIL) / $$(cat $(RUN_DIR)/owner.password)  (owner of the default organization)"; \
 	echo ""; \
 	echo "  Firecrawl-compatible API: http://$(FIRECRAWL_LISTEN)  (e.g. Firecrawl(api_key=\"$$KEY\", api_url=\"http://$(FIRECRAWL_LISTEN)\"))"; \
+	echo "  MCP (Streamable HTTP):    http://$(LISTEN)/mcp  (header Authorization: Bearer $$KEY; stdio: $$BIN mcp)"; \
+	echo "  CLI:  WEBDATA_URL=http://$(LISTEN) WEBDATA_API_KEY=$$KEY $$BIN crawl https://example.com --out example/"; \
 	echo ""; \
 	echo "  Try:  curl -s http://$(LISTEN)/v1/team/credit-usage -H \"Authorization: Bearer $$KEY\""; \
 	echo "        curl -s http://$(LISTEN)/v1/scrape -H \"Authorization: Bearer $$KEY\" -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}'"; \
@@ -36,7 +42,7 @@ run:
 	WEBDATA_ADMIN_TOKEN=$$(cat $(RUN_DIR)/admin.token) \
 	WEBDATA_BOOTSTRAP_OWNER=$(OWNER_EMAIL) \
 	WEBDATA_BOOTSTRAP_OWNER_PASSWORD=$$(cat $(RUN_DIR)/owner.password) \
-	exec ./target/release/webdata serve
+	exec $$BIN serve
 
 # Everything the tests need, installed only when missing.
 deps:
@@ -51,7 +57,8 @@ test: deps
 	@bash scripts/test.sh
 
 # Benchmarks on loopback (release build): scrape overhead, crawl throughput,
-# HTML -> markdown speed, sitemap parsing, map of a 50k-URL sitemap. Figures go in docs/benchmarks.md.
+# HTML -> markdown speed, sitemap parsing, map of a 50k-URL sitemap, and
+# `webdata crawl --out` vs the same crawl through the API. Figures go in docs/benchmarks.md.
 bench:
 	$(CARGO) build --release -p webdata-engine --examples
 	./target/release/examples/crawl_bench 2000 32
@@ -61,6 +68,7 @@ bench:
 	./target/release/examples/sitemap_speed
 	./target/release/examples/map_speed
 	./target/release/examples/frontier_bench 100000
+	bash bench/crawl-compare/cli_vs_api.sh
 
 # Main-content F1 (issue 3): our onlyMainContent output vs trafilatura and
 # Readability.js on public pages with ground truth. Downloads the data and the

@@ -6,7 +6,8 @@
 #                                 127.0.0.2:<port>, print "DIR=... START=... PAGES=..."
 #   site.sh stop                  stop the private nginx (by its own pid file)
 #
-# <site>: python3-doc (default) or postgresql-doc-15.
+# <site>: python3-doc (default), postgresql-doc-15, or mixed (the three
+# manuals of issue 24 under one root).
 # State lives in ${CC_STATE:-/tmp/webdata-crawl-compare}.
 set -euo pipefail
 STATE=${CC_STATE:-/tmp/webdata-crawl-compare}
@@ -30,6 +31,21 @@ site_root() { # <site> -> directory of the HTML docs
         postgresql-doc-*)
             if ! need_pkg "$1"; then return 1; fi
             echo "/usr/share/doc/$1/html" ;;
+        mixed)
+            # Issue 24's site: Python's, Django's and PostgreSQL's manuals
+            # glued under one root (a page linking to each), ~2,400 pages.
+            need_pkg python3-doc python-django-doc postgresql-doc-15
+            local m=$STATE/mixed
+            mkdir -p "$m"
+            ln -sfn "$(readlink -f /usr/share/doc/python3-doc/html)" "$m/python"
+            ln -sfn /usr/share/doc/python-django-doc/html "$m/django"
+            ln -sfn /usr/share/doc/postgresql-doc-15/html "$m/postgresql"
+            printf '%s\n' '<!doctype html><html><head><title>Manuals</title></head><body><main><h1>Manuals</h1>' \
+                '<p>Three manuals installed from Debian packages, served together.</p><ul>' \
+                '<li><a href="python/index.html">Python</a></li>' \
+                '<li><a href="django/index.html">Django</a></li>' \
+                '<li><a href="postgresql/index.html">PostgreSQL</a></li></ul></main></body></html>' > "$m/index.html"
+            echo "$m" ;;
         *) echo "unknown site $1" >&2; return 1 ;;
     esac
 }
@@ -37,6 +53,7 @@ site_root() { # <site> -> directory of the HTML docs
 site_version() {
     case "$1" in
         python3-doc) echo "python3-doc $(dpkg-query -W -f='${Version}' python3-doc), $(dpkg -S "$(readlink -f /usr/share/doc/python3-doc/html)" 2>/dev/null | cut -d: -f1 | head -1) $(dpkg-query -W -f='${Version}' "$(dpkg -S "$(readlink -f /usr/share/doc/python3-doc/html)" 2>/dev/null | cut -d: -f1 | head -1)" 2>/dev/null)" ;;
+        mixed) echo "mixed: python3-doc $(dpkg-query -W -f='${Version}' python3-doc), python-django-doc $(dpkg-query -W -f='${Version}' python-django-doc), postgresql-doc-15 $(dpkg-query -W -f='${Version}' postgresql-doc-15)" ;;
         *) echo "$1 $(dpkg-query -W -f='${Version}' "$1")" ;;
     esac
 }
