@@ -148,7 +148,90 @@ on_both!(
     killed_server_resumes_the_crawl_without_losing_or_double_charging,
     repeated_blocks_are_removed_unless_asked_to_keep_them,
     errors_list_failed_urls_with_codes_and_what_robots_kept_out,
+    no_request_starts_after_a_cancel,
 );
+
+/// Issue 27: workers waiting on slow pages at the cancel used to request one
+/// more page each once theirs answered. After a cancel no request starts.
+async fn no_request_starts_after_a_cancel(db: Db) {
+    let starts: std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>> = Default::default();
+    let log = starts.clone();
+    let app = axum::Router::new().route(
+        "/{*path}",
+        get(move |Path(path): Path<String>| {
+            let log = log.clone();
+            async move {
+                log.lock().unwrap().push((path.clone(), Instant::now()));
+                if path == "robots.txt" || path.ends_with(".xml") {
+                    return axum::http::StatusCode::NOT_FOUND.into_response();
+                }
+                let n: usize = path.trim_start_matches("p").parse().unwrap_or(0);
+                // The start page answers at once; every other page takes 1.5 s.
+                if n > 0 {
+                    tokio::time::sleep(Duration::from_millis(1500)).await;
+                }
+                let links: String = (1..=40)
+                    .map(|k| format!("<a href=\"/p{}\">p</a> ", n * 40 + k))
+                    .collect();
+                Html(format!(
+                    "<html><head><title>P{n}</title></head><body><main><p>Page {n} of a slow site, with words enough.</p>{links}</main></body></html>"
+                ))
+                .into_response()
+            }
+        }),
+    );
+    let site = Site::serve(app).await;
+    // The default concurrency (16) with 8 requests per host: 8 pages wait
+    // for a host slot behind the 8 slow ones.
+    let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_BROWSER", "off")).await;
+    let r = s
+        .post(
+            "/v1/crawl",
+            json!({"url": site.url("/p0"), "limit": 200, "sitemap": "skip"}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{:?}", r.json);
+    let id = r.json["id"].as_str().expect("id").to_string();
+    // Wait until the workers are all waiting on slow pages.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while starts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(p, _)| p.starts_with('p') && p != "p0")
+        .count()
+        < 8
+    {
+        assert!(Instant::now() < deadline, "the workers never got busy");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let cancel = s
+        .http
+        .delete(s.url(&format!("/v1/crawl/{id}")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("cancel");
+    assert_eq!(cancel.status(), 200);
+    let cancelled_at = Instant::now();
+    // The slow pages answer 1.5 s after they started; give the workers time
+    // to take another page if they were going to.
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    let late: Vec<String> = starts
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|(_, t)| *t > cancelled_at)
+        .map(|(p, _)| p.clone())
+        .collect();
+    assert!(
+        late.is_empty(),
+        "requests started after the cancel: {late:?}"
+    );
+    let st = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+    assert_eq!(st.json["status"], "cancelled");
+}
 
 async fn errors_list_failed_urls_with_codes_and_what_robots_kept_out(db: Db) {
     let s = Server::start(db).await;

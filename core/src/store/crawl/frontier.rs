@@ -333,6 +333,22 @@ impl Store {
         Ok(added)
     }
 
+    /// Whether `lease` is still this worker's: false once its crawl ended
+    /// (a cancel drops leased URLs) or the lease expired and moved on. A
+    /// page checks it right before its request starts.
+    pub async fn lease_held(&self, lease: &Lease) -> StoreResult<bool> {
+        let n: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM frontier WHERE crawl_id = $1 AND url_key = $2 \
+             AND state = 'leased' AND worker = $3",
+        )
+        .bind(&lease.crawl_id)
+        .bind(&lease.key)
+        .bind(&lease.worker)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(n > 0)
+    }
+
     /// URLs of a crawl still queued or leased.
     pub async fn frontier_pending(&self, crawl_id: &str) -> StoreResult<i64> {
         Ok(sqlx::query_scalar(

@@ -66,6 +66,12 @@ impl CrawlRunner {
             .host_slot(page_url.host_str().unwrap_or(""), self.cfg.per_host);
         let host_permit = host_slot.acquire_owned().await.ok();
         self.polite(&page_url, ignore_robots).await;
+        // No request starts after a cancel: the crawl row above may be up
+        // to ROW_TTL old, and the politeness wait longer still, so the
+        // lease itself is checked in the store right before the fetch.
+        if !self.store.lease_held(lease).await? {
+            return Ok(());
+        }
         let mut options = plan.request.scrape_options.clone().unwrap_or_default();
         let mut formats = options.formats();
         if !formats.contains(&Format::Links) {
