@@ -168,6 +168,13 @@ fn images(site: &str) -> Vec<(&'static str, Vec<u8>)> {
             ("/favicon.png", png(64, 64, WHITE, [0xe1, 0x1d, 0x48, 255])),
         ],
         "favicon-only" => vec![("/favicon.ico", ico(&[16, 32]))],
+        "svg-touch" => vec![
+            ("/favicon.ico", ico(&[16, 32])),
+            (
+                "/apple-touch-icon.png",
+                png(180, 180, WHITE, [0x0e, 0x74, 0x90, 255]),
+            ),
+        ],
         "dark-mode" => vec![
             (
                 "/assets/logo-light.png",
@@ -772,6 +779,39 @@ async fn hand_written_static_site_gives_gif_logo_theme_colour_and_font_faces() {
     );
     // Name from the title (0.10), no description (0).
     assert_eq!(d["confidence"], 0.8);
+}
+
+/// Issue 27: `/favicon.ico` is found where browsers look for it even when
+/// the page declares an SVG logo and an apple-touch-icon, and every image
+/// found is listed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn undeclared_favicon_ico_is_listed_beside_declared_icons() {
+    let (_server, fx, d) = fresh_brand("svg-touch").await;
+    let logos: Vec<_> = d["logos"]
+        .as_array()
+        .expect("logos")
+        .iter()
+        .map(shape)
+        .collect();
+    assert!(
+        logos.contains(&s6("icon", "ico", 32, 32, "any", "favicon")),
+        "{logos:?}"
+    );
+    assert!(
+        logos.contains(&s6("icon", "png", 180, 180, "any", "apple-touch-icon")),
+        "{logos:?}"
+    );
+    assert!(
+        logos.iter().any(|l| l.1 == "svg"),
+        "the SVG logo: {logos:?}"
+    );
+    assert_eq!(
+        fx.hits
+            .lock()
+            .map(|h| h.get("/favicon.ico").copied())
+            .unwrap_or(None),
+        Some(1)
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

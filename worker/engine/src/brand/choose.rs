@@ -213,7 +213,9 @@ pub(super) fn image_candidates(
     page_url: &Url,
 ) -> Vec<Candidate> {
     // Image candidates, de-duplicated by URL; og:image only when nothing
-    // better names a logo; /favicon.ico when no icon is declared.
+    // better names a logo; /favicon.ico always (browsers look for it there
+    // whatever the page declares, and every image found is listed; when it
+    // is absent its fetch fails and it is left out).
     let mut candidates: Vec<Candidate> = facts.candidates.clone();
     for u in &manifest.icons {
         candidates.push(Candidate {
@@ -222,14 +224,12 @@ pub(super) fn image_candidates(
             wordmark: false,
         });
     }
-    if !facts.declared_icon {
-        if let Ok(u) = page_url.join("/favicon.ico") {
-            candidates.push(Candidate {
-                image: ImageRef::Url(u),
-                source: "favicon",
-                wordmark: false,
-            });
-        }
+    if let Ok(u) = page_url.join("/favicon.ico") {
+        candidates.push(Candidate {
+            image: ImageRef::Url(u),
+            source: "favicon",
+            wordmark: false,
+        });
     }
     let strong_logo = candidates.iter().any(|c| {
         matches!(

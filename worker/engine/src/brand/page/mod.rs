@@ -51,8 +51,6 @@ pub struct PageFacts {
     pub font_families: Vec<String>,
     /// JSON-LD `sameAs` first, then every outbound link.
     pub social_links: Vec<String>,
-    /// True when the page declared any icon (`<link rel=icon>`).
-    pub declared_icon: bool,
     /// Classes of `<html>` and `<body>`.
     pub doc_classes: Vec<String>,
 }
@@ -145,7 +143,6 @@ pub fn read(html: &str, page: &Url) -> PageFacts {
                 wordmark: false,
             });
         } else if rels.contains(&"icon") {
-            f.declared_icon = true;
             f.candidates.push(Candidate {
                 image: ImageRef::Url(href),
                 source: "favicon",
