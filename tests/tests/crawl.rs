@@ -149,7 +149,73 @@ on_both!(
     repeated_blocks_are_removed_unless_asked_to_keep_them,
     errors_list_failed_urls_with_codes_and_what_robots_kept_out,
     no_request_starts_after_a_cancel,
+    crawl_delay_spaces_fetches_by_the_delay_without_stalling,
 );
+
+/// Issue 27: `Crawl-delay: 1` sometimes left 4–5 s between two fetches of a
+/// five-page site. Fetches are spaced by the delay, not more.
+async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
+    let starts: std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>> = Default::default();
+    let log = starts.clone();
+    let app = axum::Router::new().route(
+        "/{*path}",
+        get(move |Path(path): Path<String>| {
+            let log = log.clone();
+            async move {
+                if path == "robots.txt" {
+                    return "User-agent: *\nCrawl-delay: 1\n".into_response();
+                }
+                if path.ends_with(".xml") {
+                    return axum::http::StatusCode::NOT_FOUND.into_response();
+                }
+                log.lock().unwrap().push((path.clone(), Instant::now()));
+                let links: String = (1..=4)
+                    .map(|k| format!("<a href=\"/page{k}\">page {k}</a> "))
+                    .collect();
+                Html(format!(
+                    "<html><head><title>{path}</title></head><body><main><p>The page {path}, with enough words for a reader.</p>{links}</main></body></html>"
+                ))
+                .into_response()
+            }
+        }),
+    );
+    let site = Site::serve(app).await;
+    let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_BROWSER", "off")).await;
+    for round in 0..2 {
+        starts.lock().unwrap().clear();
+        let r = s
+            .post("/v1/crawl", json!({"url": site.url("/page0"), "limit": 5}))
+            .await;
+        assert_eq!(r.status, 202, "{:?}", r.json);
+        let id = r.json["id"].as_str().expect("id").to_string();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let st = s.get_as(&s.key, &format!("/v1/crawl/{id}")).await;
+            if st.json["status"] == "completed" {
+                assert_eq!(st.json["completed"], 5, "{:?}", st.json);
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the crawl did not finish: {:?}",
+                st.json
+            );
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let times: Vec<Instant> = starts.lock().unwrap().iter().map(|(_, t)| *t).collect();
+        assert_eq!(times.len(), 5, "round {round}");
+        let gaps: Vec<u128> = times
+            .windows(2)
+            .map(|w| (w[1] - w[0]).as_millis())
+            .collect();
+        for g in &gaps {
+            assert!(
+                (900..=2500).contains(g),
+                "round {round}: gaps between fetches {gaps:?} ms (Crawl-delay: 1)"
+            );
+        }
+    }
+}
 
 /// Issue 27: workers waiting on slow pages at the cancel used to request one
 /// more page each once theirs answered. After a cancel no request starts.

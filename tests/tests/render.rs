@@ -275,3 +275,76 @@ async fn a_busy_browser_pool_answers_capacity_exceeded_and_charges_nothing() {
     assert!(second.header("retry-after").is_some());
     assert_eq!(s.credits().await, 999, "only the rendered page is charged");
 }
+
+/// A page that says "Loading" and whose script inserts the article 200 ms
+/// after load, like a single-page app fetching its content.
+const LATE: &str = r#"<!doctype html><html><head><title>Late</title></head><body><div id="app">Loading…</div>
+<script>setTimeout(function () {
+  document.getElementById('app').innerHTML = '<main><h1>Late article</h1><p>This article arrived two hundred milliseconds after the page loaded, the way a single-page app fills itself in, and it has plenty of words.</p><p>A second paragraph, so the page is clearly the real content and not a shell.</p></main>';
+}, 200);</script></body></html>"#;
+
+/// A page that never stops changing (a ticking clock).
+const RESTLESS: &str = r#"<!doctype html><html><head><title>Restless</title></head><body><main><h1>Restless page</h1>
+<p>This page has a clock that changes every 100 milliseconds, so it never settles; the paragraph itself has enough words to count.</p>
+<p id="clock">0</p></main><script>var n = 0; setInterval(function () { document.getElementById('clock').textContent = String(++n); }, 100);
+document.body.setAttribute('data-needs', 'js');</script></body></html>"#;
+
+/// Issue 27: with `tier: auto` the DOM used to be read before the page
+/// settled, so a page filled in after load came back empty. The render now
+/// waits for the DOM and network to be quiet (bounded by `timeout`), and
+/// says when the cap cut the wait short.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_page_filled_in_after_load_comes_back_complete_without_wait_for() {
+    let s = Server::start(Db::Sqlite).await;
+    let site = Site::serve(
+        axum::Router::new()
+            .route("/late", get(|| async { Html(LATE) }))
+            .route("/restless", get(|| async { Html(RESTLESS) })),
+    )
+    .await;
+    let r = s
+        .post("/v1/scrape", json!({"url": site.url("/late")}))
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let d = &r.json["data"];
+    assert_eq!(d["tier"], "render", "escalated: {}", r.text);
+    let md = d["markdown"].as_str().unwrap_or("");
+    assert!(
+        md.contains("Late article") && md.contains("two hundred milliseconds"),
+        "{md}"
+    );
+    assert!(!md.contains("Loading"), "{md}");
+    assert!(
+        !d["quality"]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("still changing"),
+        "{}",
+        d["quality"]
+    );
+    // A page that never settles is read when the cap allows, and says so.
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": site.url("/restless"), "tier": "render", "timeout": 4000}),
+        )
+        .await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let d = &r.json["data"];
+    assert!(
+        d["markdown"]
+            .as_str()
+            .unwrap_or("")
+            .contains("Restless page"),
+        "{}",
+        r.text
+    );
+    assert!(
+        d["quality"]["reason"]
+            .as_str()
+            .unwrap_or("")
+            .contains("still changing"),
+        "{}",
+        d["quality"]
+    );
+}

@@ -202,6 +202,9 @@ pub struct Rendered {
     pub screenshot_png: Option<Vec<u8>>,
     /// What [`RenderRequest::script`] returned, when it ran and returned.
     pub script_result: Option<serde_json::Value>,
+    /// The page settled (no DOM change or network for a quiet window)
+    /// before it was read; false when the timeout cut the wait short.
+    pub settled: bool,
     /// Time from the call to the result, waiting for a session included.
     pub elapsed: Duration,
 }

@@ -26,6 +26,65 @@ return {
 };
 "#;
 
+/// Waits until the page settles: the document loaded, no DOM mutation and
+/// no resource finishing for `quiet` ms, or until `cap` ms passed. Answers
+/// `{settled, ms}`. Single-page apps fill themselves in after load; the DOM
+/// is read only once this returns.
+const SETTLE_JS: &str = r#"
+const quiet = arguments[0], cap = arguments[1], done = arguments[arguments.length - 1];
+const start = performance.now();
+let last = start;
+const seen = () => { last = performance.now(); };
+const mo = new MutationObserver(seen);
+mo.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+let po = null;
+try {
+  po = new PerformanceObserver(seen);
+  po.observe({ type: "resource", buffered: false });
+} catch (e) {}
+const finish = (settled) => {
+  mo.disconnect();
+  if (po) po.disconnect();
+  done({ settled: settled, ms: Math.round(performance.now() - start) });
+};
+const tick = () => {
+  const now = performance.now();
+  if (document.readyState === "complete" && now - last >= quiet) return finish(true);
+  if (now - start >= cap) return finish(false);
+  setTimeout(tick, 50);
+};
+tick();
+"#;
+
+/// The quiet window the page must keep to count as settled.
+const SETTLE_QUIET: std::time::Duration = std::time::Duration::from_millis(500);
+/// The longest the settle wait takes when the deadline allows it.
+const SETTLE_CAP: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Waits for the page to settle within the deadline; false when the cap or
+/// the deadline cut the wait short (or the page would not run the script).
+async fn settle(client: &Client, deadline: Instant) -> Result<bool, Failure> {
+    let left = deadline
+        .checked_duration_since(Instant::now() + FINISH_MARGIN)
+        .unwrap_or_default();
+    let cap = left.min(SETTLE_CAP);
+    if cap < SETTLE_QUIET {
+        return Ok(false);
+    }
+    let args = vec![
+        json!(SETTLE_QUIET.as_millis() as u64),
+        json!(cap.as_millis() as u64),
+    ];
+    match client.execute_async(SETTLE_JS, args).await {
+        Ok(v) => Ok(v.get("settled").and_then(Value::as_bool).unwrap_or(false)),
+        Err(e) if is_fatal(&e) => Err(Failure::from_cmd("waiting for the page to settle")(e)),
+        Err(e) => {
+            tracing::debug!(error = %e, "the settle wait failed; reading the page as it is");
+            Ok(false)
+        }
+    }
+}
+
 /// Navigates the current page and returns what it shows.
 pub(crate) async fn render(
     client: &Client,
@@ -45,6 +104,7 @@ pub(crate) async fn render(
         });
     }
     actions::run(client, &req.actions, req.deadline).await?;
+    let settled = settle(client, req.deadline).await?;
     if let Some(wait) = req.wait_for {
         let latest = req.deadline.checked_sub(FINISH_MARGIN).unwrap_or(started);
         tokio::time::sleep_until((Instant::now() + wait).min(latest)).await;
@@ -98,6 +158,7 @@ pub(crate) async fn render(
         status,
         screenshot_png,
         script_result,
+        settled,
         elapsed: started.elapsed(),
     })
 }

@@ -71,6 +71,7 @@ impl Engine {
             }
             RenderError::Browser(m) => EngineError::new(ErrorCode::FetchFailed, format!("the browser failed: {m}")),
         })?;
+        let settled = rendered.settled;
         let png = rendered.screenshot_png;
         let html = rendered.html;
         let resp = FetchResponse {
@@ -97,6 +98,13 @@ impl Engine {
                 q.reason = Some(format!("{why}; the rendered page still has little content"));
             } else if scraped.billable {
                 q.reason = Some(why.to_string());
+            }
+            if !settled {
+                let cut = "the page was still changing when the timeout allowed reading it (it may be incomplete; a larger `timeout` waits longer)";
+                q.reason = Some(match q.reason.take() {
+                    Some(r) => format!("{r}; {cut}"),
+                    None => cut.to_string(),
+                });
             }
         }
         Ok(scraped)
