@@ -93,6 +93,36 @@ pub async fn cancel(app: &AppState, crawl: &CrawlRow) -> ApiResult<()> {
     Ok(())
 }
 
+/// The documents with sequence numbers `seqs` as JSON text, boilerplate
+/// stripped, read in one query over their range.
+async fn page_documents(
+    store: &webdata_core::Store,
+    id: &str,
+    seqs: &[i64],
+    boilerplate: &std::collections::HashSet<String>,
+) -> std::collections::HashMap<i64, String> {
+    let (Some(lo), Some(hi)) = (seqs.iter().min(), seqs.iter().max()) else {
+        return Default::default();
+    };
+    let rows = match store.crawl_documents(id, lo - 1, hi - lo + 1).await {
+        Ok(r) => r,
+        Err(e) => {
+            tracing::warn!(error = %e, "reading crawl documents failed");
+            return Default::default();
+        }
+    };
+    rows.into_iter()
+        .map(|(seq, _, json)| {
+            if boilerplate.is_empty() {
+                return (seq, json);
+            }
+            let mut d: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+            webdata_content::boilerplate::strip_document(&mut d, boilerplate);
+            (seq, d.to_string())
+        })
+        .collect()
+}
+
 /// The crawl's events as server-sent events after `after`: `page`
 /// (Document), `status`, `done`; follows the crawl live, closes after `done`.
 pub fn event_stream(app: &AppState, id: String, mut after: i64) -> Response {
@@ -121,17 +151,26 @@ pub fn event_stream(app: &AppState, id: String, mut after: i64) -> Response {
             } else {
                 Default::default()
             };
+            // The batch's documents are read with one query, not one per page.
+            let page_seq = |data: &str| {
+                serde_json::from_str::<serde_json::Value>(data)
+                    .ok()
+                    .and_then(|v| v["seq"].as_i64())
+                    .unwrap_or(0)
+            };
+            let seqs: Vec<i64> = batch
+                .iter()
+                .filter(|e| e.kind == "page")
+                .map(|e| page_seq(&e.data))
+                .collect();
+            let docs = page_documents(&store, &id, &seqs, &boilerplate).await;
             for ev in batch {
                 after = ev.seq;
                 let (name, data) = match ev.kind.as_str() {
                     "page" => {
-                        let seq = serde_json::from_str::<serde_json::Value>(&ev.data)
-                            .ok()
-                            .and_then(|v| v["seq"].as_i64())
-                            .unwrap_or(0);
-                        let doc = webdata_engine::crawl::page_document(&store, &id, seq, &boilerplate)
-                            .await
-                            .map(|(_, d)| d.to_string())
+                        let doc = docs
+                            .get(&page_seq(&ev.data))
+                            .cloned()
                             .unwrap_or_else(|| "{}".into());
                         ("page", doc)
                     }
