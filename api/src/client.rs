@@ -207,27 +207,45 @@ type ByteStream =
 /// A `text/event-stream` answer, read event by event.
 pub struct EventStream {
     body: ByteStream,
-    buf: String,
+    buf: Vec<u8>,
+    /// How far `buf` was searched for the end of an event.
+    scanned: usize,
 }
 
 impl EventStream {
     /// The next event; `None` when the stream ended.
     pub async fn next(&mut self) -> Option<Result<SseEvent, String>> {
         loop {
-            if let Some(end) = self.buf.find("\n\n") {
-                let block: String = self.buf.drain(..end + 2).collect();
+            // Only the bytes not searched yet (and one before, for a "\n\n"
+            // split across chunks) are scanned: a large event arriving in
+            // many chunks is searched once.
+            let from = self.scanned.saturating_sub(3);
+            if let Some(end) = event_end(&self.buf[from..]).map(|e| from + e) {
+                let block = String::from_utf8_lossy(&self.buf[..end]).replace("\r\n", "\n");
+                self.buf.drain(..end);
+                self.scanned = 0;
                 if let Some(ev) = parse_event(&block) {
                     return Some(Ok(ev));
                 }
                 continue;
             }
+            self.scanned = self.buf.len();
             match self.body.next().await? {
-                Ok(chunk) => self
-                    .buf
-                    .push_str(&String::from_utf8_lossy(&chunk).replace("\r\n", "\n")),
+                Ok(chunk) => self.buf.extend_from_slice(&chunk),
                 Err(e) => return Some(Err(e)),
             }
         }
+    }
+}
+
+/// Where the first event of `b` ends (after its blank line: "\n\n" or
+/// "\r\n\r\n").
+fn event_end(b: &[u8]) -> Option<usize> {
+    let lf = b.windows(2).position(|w| w == b"\n\n").map(|i| i + 2);
+    let crlf = b.windows(4).position(|w| w == b"\r\n\r\n").map(|i| i + 4);
+    match (lf, crlf) {
+        (Some(a), Some(c)) => Some(a.min(c)),
+        (a, c) => a.or(c),
     }
 }
 
@@ -316,7 +334,8 @@ impl ApiClient {
         };
         Ok(EventStream {
             body,
-            buf: String::new(),
+            buf: Vec::new(),
+            scanned: 0,
         })
     }
 }
@@ -334,5 +353,33 @@ mod tests {
         assert!(parse_event(": keep-alive\n\n").is_none());
         let two = parse_event("data: a\ndata: b\n\n").expect("event");
         assert_eq!((two.event.as_str(), two.data.as_str()), ("message", "a\nb"));
+        assert_eq!(event_end(b"data: x\n\nrest"), Some(9));
+        assert_eq!(event_end(b"data: x\r\n\r\nrest"), Some(11));
+        assert_eq!(event_end(b"data: x\n"), None);
+    }
+
+    #[tokio::test]
+    async fn events_split_across_chunks_come_out_whole_and_in_order() {
+        let chunks = [
+            "id: 1\nevent: page\ndata: {\"u\":",
+            "1}\n",
+            "\n: keep-alive\n\nid: 2\nda",
+            "ta: b\n\n",
+        ];
+        let body: ByteStream = Box::pin(futures::stream::iter(
+            chunks
+                .into_iter()
+                .map(|c| Ok(bytes::Bytes::from_static(c.as_bytes()))),
+        ));
+        let mut s = EventStream {
+            body,
+            buf: Vec::new(),
+            scanned: 0,
+        };
+        let a = s.next().await.expect("one").expect("ok");
+        assert_eq!((a.id.as_deref(), a.data.as_str()), (Some("1"), "{\"u\":1}"));
+        let b = s.next().await.expect("two").expect("ok");
+        assert_eq!((b.id.as_deref(), b.data.as_str()), (Some("2"), "b"));
+        assert!(s.next().await.is_none());
     }
 }

@@ -620,7 +620,7 @@ impl Progress {
             let b = indicatif::ProgressBar::new(0);
             b.set_style(
                 indicatif::ProgressStyle::with_template(
-                    "{spinner} [{bar:30}] {pos}/{len} pages · {per_sec} · {msg} · eta {eta}",
+                    "{spinner} [{bar:30}] {pos}/{len} pages · {msg} · eta {eta}",
                 )
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
                 .progress_chars("=> "),
@@ -676,7 +676,8 @@ impl Progress {
         if let Some(b) = &self.bar {
             b.set_length(self.known_total.max(0) as u64);
             b.set_position(self.done.max(0) as u64);
-            b.set_message(format!("{} failed", self.failed));
+            let rate = self.rate();
+            b.set_message(format!("{rate:.1} pages/s · {} failed", self.failed));
             return;
         }
         if !last && self.last_line.elapsed() < Duration::from_secs(1) {
