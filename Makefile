@@ -6,6 +6,11 @@ RUN_DIR ?= .webdata
 LISTEN ?= 127.0.0.1:3002
 FIRECRAWL_LISTEN ?= 127.0.0.1:3003
 OWNER_EMAIL ?= owner@webdata.local
+# `make run TLS=1` serves HTTPS with a self-signed certificate made on the
+# first run in $(RUN_DIR)/tls (for local use; production TLS sits at the
+# Ingress, or give WEBDATA_TLS_CERT/WEBDATA_TLS_KEY your own pair).
+TLS ?=
+SCHEME := $(if $(TLS),https,http)
 
 .PHONY: run test deps lint bench bench-extraction bench-sweep bench-compare
 
@@ -19,21 +24,22 @@ run:
 	@BIN=$$(cat $(RUN_DIR)/bin.path); [ -s $(RUN_DIR)/dev.key ] || $$BIN keys generate > $(RUN_DIR)/dev.key
 	@[ -s $(RUN_DIR)/admin.token ] || head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/admin.token
 	@[ -s $(RUN_DIR)/owner.password ] || head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n' > $(RUN_DIR)/owner.password
+	@[ -z "$(TLS)" ] || [ -s $(RUN_DIR)/tls/cert.pem ] || $$(cat $(RUN_DIR)/bin.path) tls self-signed --out $(RUN_DIR)/tls
 	@KEY=$$(cat $(RUN_DIR)/dev.key); BIN=$$(cat $(RUN_DIR)/bin.path); \
 	echo ""; \
-	echo "  webdata is starting on http://$(LISTEN) (store: sqlite://$(RUN_DIR)/webdata.db)"; \
+	echo "  webdata is starting on $(SCHEME)://$(LISTEN) (store: sqlite://$(RUN_DIR)/webdata.db)"; \
 	echo "  API key:     $$KEY"; \
 	echo "  Admin token: $$(cat $(RUN_DIR)/admin.token)"; \
 	echo ""; \
-	echo "  Dashboard:   http://$(LISTEN)/dashboard"; \
+	echo "  Dashboard:   $(SCHEME)://$(LISTEN)/dashboard"; \
 	echo "  First login: $(OWNER_EMAIL) / $$(cat $(RUN_DIR)/owner.password)  (owner of the default organization)"; \
 	echo ""; \
 	echo "  Firecrawl-compatible API: http://$(FIRECRAWL_LISTEN)  (e.g. Firecrawl(api_key=\"$$KEY\", api_url=\"http://$(FIRECRAWL_LISTEN)\"))"; \
-	echo "  MCP (Streamable HTTP):    http://$(LISTEN)/mcp  (header Authorization: Bearer $$KEY; stdio: $$BIN mcp)"; \
-	echo "  CLI:  WEBDATA_URL=http://$(LISTEN) WEBDATA_API_KEY=$$KEY $$BIN crawl https://example.com --out example/"; \
+	echo "  MCP (Streamable HTTP):    $(SCHEME)://$(LISTEN)/mcp  (header Authorization: Bearer $$KEY; stdio: $$BIN mcp)"; \
+	echo "  CLI:  WEBDATA_URL=$(SCHEME)://$(LISTEN) WEBDATA_API_KEY=$$KEY $$BIN crawl https://example.com --out example/"; \
 	echo ""; \
-	echo "  Try:  curl -s http://$(LISTEN)/v1/team/credit-usage -H \"Authorization: Bearer $$KEY\""; \
-	echo "        curl -s http://$(LISTEN)/v1/scrape -H \"Authorization: Bearer $$KEY\" -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}'"; \
+	echo "  Try:  curl -s $(if $(TLS),--cacert $(RUN_DIR)/tls/cert.pem )$(SCHEME)://$(LISTEN)/v1/team/credit-usage -H \"Authorization: Bearer $$KEY\""; \
+	echo "        curl -s $(if $(TLS),--cacert $(RUN_DIR)/tls/cert.pem )$(SCHEME)://$(LISTEN)/v1/scrape -H \"Authorization: Bearer $$KEY\" -H 'Content-Type: application/json' -d '{\"url\":\"https://example.com\"}'"; \
 	echo ""; \
 	WEBDATA_DATABASE_URL=sqlite://$(RUN_DIR)/webdata.db \
 	WEBDATA_LISTEN=$(LISTEN) \
@@ -42,6 +48,7 @@ run:
 	WEBDATA_ADMIN_TOKEN=$$(cat $(RUN_DIR)/admin.token) \
 	WEBDATA_BOOTSTRAP_OWNER=$(OWNER_EMAIL) \
 	WEBDATA_BOOTSTRAP_OWNER_PASSWORD=$$(cat $(RUN_DIR)/owner.password) \
+	$(if $(TLS),WEBDATA_TLS_CERT=$(RUN_DIR)/tls/cert.pem WEBDATA_TLS_KEY=$(RUN_DIR)/tls/key.pem) \
 	exec $$BIN serve
 
 # Everything the tests need, installed only when missing.

@@ -430,6 +430,10 @@ pub fn router_with(state: AppState, extra: Router<AppState>) -> Router {
             state.clone(),
             envelope_layer,
         ))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            crate::layers::security_headers,
+        ))
         .with_state(state);
     loopback.set(app.clone());
     app

@@ -123,6 +123,13 @@ pub struct ServeArgs {
     /// Second listener serving the Firecrawl-compatible API at its root (`/v1/…`, `/v2/…` in Firecrawl's shapes), for clients that drop a path prefix; unset: off (the same API is always under `/firecrawl` on the main listener).
     #[arg(long, env = "WEBDATA_FIRECRAWL_LISTEN")]
     pub firecrawl_listen: Option<SocketAddr>,
+    /// PEM certificate chain: `serve` terminates TLS itself (with
+    /// `WEBDATA_TLS_KEY`; reloaded when either file changes).
+    #[arg(long, env = "WEBDATA_TLS_CERT")]
+    pub tls_cert: Option<std::path::PathBuf>,
+    /// PEM private key of `WEBDATA_TLS_CERT`.
+    #[arg(long, env = "WEBDATA_TLS_KEY")]
+    pub tls_key: Option<std::path::PathBuf>,
     /// Log format: `text` or `json`.
     #[arg(long, env = "WEBDATA_LOG_FORMAT", default_value = "text")]
     pub log_format: String,
@@ -153,6 +160,8 @@ pub struct Config {
     pub cookie_secure: bool,
     /// `http://<address it listens on>`, set by `serve` once bound.
     pub listen_url: Option<String>,
+    /// `serve` terminates TLS (answers carry `Strict-Transport-Security`).
+    pub tls: bool,
 }
 
 impl Config {
@@ -176,6 +185,7 @@ impl Config {
             smtp_from: a.smtp_from.clone(),
             cookie_secure: a.cookie_secure,
             listen_url: None,
+            tls: a.tls_cert.is_some(),
         }
     }
 }

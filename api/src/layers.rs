@@ -312,3 +312,28 @@ pub async fn admin_layer(State(app): State<AppState>, req: Request, next: Next) 
     }
     next.run(req).await
 }
+
+/// Security headers on every answer (the dashboard sets its own stricter
+/// set first, and those are kept): no MIME sniffing, no framing, no
+/// referrer; and `Strict-Transport-Security` when `serve` terminates TLS.
+pub async fn security_headers(State(app): State<AppState>, req: Request, next: Next) -> Response {
+    use axum::http::{header, HeaderValue};
+    let mut resp = next.run(req).await;
+    let h = resp.headers_mut();
+    for (name, value) in [
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+    ] {
+        if !h.contains_key(&name) {
+            h.insert(name, HeaderValue::from_static(value));
+        }
+    }
+    if app.config.tls {
+        h.insert(
+            header::STRICT_TRANSPORT_SECURITY,
+            HeaderValue::from_static("max-age=31536000; includeSubDomains"),
+        );
+    }
+    resp
+}

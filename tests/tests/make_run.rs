@@ -13,6 +13,34 @@ use std::time::Duration;
 
 #[test]
 fn make_run_starts_the_binary_cargo_built_wherever_it_is() {
+    let (banner, base, tmp) = make_run(&[]);
+    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
+    assert!(
+        banner.iter().any(|l| l.contains("Dashboard:   http://")),
+        "{banner:?}"
+    );
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// `make run TLS=1`: a self-signed pair is made on the first run and the
+/// service answers HTTPS.
+#[test]
+fn make_run_tls_serves_https_with_a_self_signed_pair() {
+    let (banner, base, tmp) = make_run(&["TLS=1"]);
+    assert!(base.starts_with("https://127.0.0.1:"), "{base}");
+    assert!(
+        banner.iter().any(|l| l.contains("Dashboard:   https://")),
+        "{banner:?}"
+    );
+    assert!(banner.iter().any(|l| l.contains("--cacert")), "{banner:?}");
+    assert!(tmp.join("run/tls/cert.pem").exists() && tmp.join("run/tls/key.pem").exists());
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
+/// Runs `make run` (plus `extra`) from another folder with a stand-in
+/// cargo, waits for the service, stops it; the banner, the URL it
+/// listened on, and the folder.
+fn make_run(extra: &[&str]) -> (Vec<String>, String, std::path::PathBuf) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .parent()
         .expect("workspace root")
@@ -44,6 +72,7 @@ fn make_run_starts_the_binary_cargo_built_wherever_it_is() {
         .arg(format!("RUN_DIR={}", tmp.join("run").display()))
         .arg("LISTEN=127.0.0.1:0")
         .arg("FIRECRAWL_LISTEN=127.0.0.1:0")
+        .args(extra)
         .env("WEBDATA_BROWSER", "off")
         .env("CARGO_TARGET_DIR", tmp.join("elsewhere"))
         .stdout(Stdio::piped())
@@ -106,6 +135,5 @@ fn make_run_starts_the_binary_cargo_built_wherever_it_is() {
         banner.iter().any(|l| l.contains("MCP (Streamable HTTP):")),
         "{banner:?}"
     );
-    assert!(base.starts_with("http://127.0.0.1:"), "{base}");
-    let _ = std::fs::remove_dir_all(&tmp);
+    (banner, base, tmp)
 }

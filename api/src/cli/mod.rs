@@ -59,6 +59,11 @@ pub enum Command {
     Brand(BrandArgs),
     /// Serve the MCP tools over stdio, for desktop MCP hosts (Claude Desktop, Cursor, VS Code).
     Mcp(McpArgs),
+    /// TLS helpers: `tls self-signed --out DIR` makes a certificate and key for local HTTPS.
+    Tls {
+        #[command(subcommand)]
+        cmd: TlsCmd,
+    },
     /// Dashboard accounts: `users create --org … --email … --role owner` bootstraps the first one.
     Users {
         #[command(subcommand)]
@@ -68,6 +73,20 @@ pub enum Command {
     Webhooks {
         #[command(subcommand)]
         cmd: WebhooksCmd,
+    },
+}
+
+/// `webdata tls …`
+#[derive(Debug, Subcommand)]
+pub enum TlsCmd {
+    /// Write DIR/cert.pem and DIR/key.pem, self-signed (for local use only).
+    SelfSigned {
+        /// Where to write them.
+        #[arg(long)]
+        out: std::path::PathBuf,
+        /// Names and addresses the certificate is for (default: localhost, 127.0.0.1, ::1).
+        #[arg(long = "name", value_delimiter = ',')]
+        names: Vec<String>,
     },
 }
 
@@ -302,6 +321,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Batch(args) => commands::batch(args).await,
         Command::Brand(args) => commands::brand(args).await,
         Command::Mcp(args) => mcp::run(args).await,
+        Command::Tls {
+            cmd: TlsCmd::SelfSigned { out, names },
+        } => serve::self_signed(&out, &names),
         Command::Users { cmd } => match cmd {
             UsersCmd::Create {
                 store,

@@ -177,6 +177,7 @@ pub(crate) async fn build(args: &ServeArgs, listen_url: Option<String>) -> anyho
 /// `webdata serve`.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     init_logs(&args.log_format);
+    let tls_pair = tls_files(&args)?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("could not listen on {}", args.listen))?;
@@ -217,16 +218,139 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(addr = %fc_addr, "Firecrawl-compatible API listening");
         eprintln!("firecrawl API listening on http://{fc_addr}");
     }
-    tracing::info!(%addr, backend = ?state.store.backend(), "webdata listening");
-    eprintln!("webdata listening on http://{addr}");
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-    )
-    .with_graceful_shutdown(webdata_engine::shutdown::signal())
-    .await?;
+    match tls_pair {
+        None => {
+            tracing::info!(%addr, backend = ?state.store.backend(), "webdata listening");
+            eprintln!("webdata listening on http://{addr}");
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .with_graceful_shutdown(webdata_engine::shutdown::signal())
+            .await?;
+        }
+        Some((cert, key)) => {
+            let _ = rustls::crypto::ring::default_provider().install_default();
+            let tls = axum_server::tls_rustls::RustlsConfig::from_pem_file(&cert, &key)
+                .await
+                .with_context(|| {
+                    format!(
+                        "WEBDATA_TLS_CERT / WEBDATA_TLS_KEY: could not load {} and {}",
+                        cert.display(),
+                        key.display()
+                    )
+                })?;
+            tokio::spawn(reload_tls(tls.clone(), cert, key));
+            let handle = axum_server::Handle::new();
+            let on_signal = handle.clone();
+            tokio::spawn(async move {
+                webdata_engine::shutdown::signal().await;
+                on_signal.graceful_shutdown(Some(std::time::Duration::from_secs(30)));
+            });
+            tracing::info!(%addr, backend = ?state.store.backend(), "webdata listening (TLS)");
+            eprintln!("webdata listening on https://{addr}");
+            axum_server::from_tcp_rustls(listener.into_std()?, tls)?
+                .handle(handle)
+                .serve(app.into_make_service_with_connect_info::<std::net::SocketAddr>())
+                .await?;
+        }
+    }
     let _ = stop_tx.send(true);
     Ok(())
+}
+
+/// The certificate and key files, when TLS is configured (both or neither).
+fn tls_files(args: &ServeArgs) -> anyhow::Result<Option<(std::path::PathBuf, std::path::PathBuf)>> {
+    match (&args.tls_cert, &args.tls_key) {
+        (None, None) => Ok(None),
+        (Some(c), Some(k)) => Ok(Some((c.clone(), k.clone()))),
+        _ => anyhow::bail!(
+            "WEBDATA_TLS_CERT and WEBDATA_TLS_KEY go together: set both (a PEM certificate chain and its key) or neither"
+        ),
+    }
+}
+
+/// How often the certificate files are looked at for a change.
+const TLS_RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Reloads the certificate and key when either file changes (a renewed
+/// certificate is served to new connections without a restart); a pair
+/// that does not load is logged and the previous one kept.
+async fn reload_tls(
+    tls: axum_server::tls_rustls::RustlsConfig,
+    cert: std::path::PathBuf,
+    key: std::path::PathBuf,
+) {
+    let stamp = |p: &std::path::Path| {
+        std::fs::metadata(p)
+            .and_then(|m| m.modified())
+            .ok()
+            .map(|t| (t, std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)))
+    };
+    let mut seen = (stamp(&cert), stamp(&key));
+    loop {
+        tokio::time::sleep(TLS_RELOAD_EVERY).await;
+        let now = (stamp(&cert), stamp(&key));
+        if now == seen {
+            continue;
+        }
+        match tls.reload_from_pem_file(&cert, &key).await {
+            Ok(()) => {
+                tracing::info!(cert = %cert.display(), "TLS certificate reloaded");
+                seen = now;
+            }
+            // Half-written files (a renewal in progress) are tried again
+            // on the next look.
+            Err(e) => {
+                tracing::warn!(error = %e, cert = %cert.display(), "the new TLS certificate did not load; still serving the previous one")
+            }
+        }
+    }
+}
+
+/// `webdata tls self-signed`: a certificate and key for local HTTPS.
+pub fn self_signed(out: &std::path::Path, names: &[String]) -> anyhow::Result<()> {
+    let names = if names.is_empty() {
+        vec![
+            "localhost".to_string(),
+            "127.0.0.1".to_string(),
+            "::1".to_string(),
+        ]
+    } else {
+        names.to_vec()
+    };
+    let certified = rcgen::generate_simple_self_signed(names.clone())
+        .context("generating the self-signed certificate")?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let cert = out.join("cert.pem");
+    let key = out.join("key.pem");
+    std::fs::write(&cert, certified.cert.pem())
+        .with_context(|| format!("writing {}", cert.display()))?;
+    write_private(&key, certified.signing_key.serialize_pem().as_bytes())?;
+    eprintln!(
+        "wrote {} and {} (self-signed for {}); serve with WEBDATA_TLS_CERT={} WEBDATA_TLS_KEY={}",
+        cert.display(),
+        key.display(),
+        names.join(", "),
+        cert.display(),
+        key.display()
+    );
+    Ok(())
+}
+
+/// Writes a file only its owner can read.
+fn write_private(path: &std::path::Path, bytes: &[u8]) -> anyhow::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut f = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.write_all(bytes)
+        .with_context(|| format!("writing {}", path.display()))
 }
 
 /// The search provider `WEBDATA_SEARXNG_URL` names, if any.

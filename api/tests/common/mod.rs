@@ -37,6 +37,7 @@ pub async fn state(name: &str, timeout: Duration, admin_token: Option<&str>) -> 
             smtp_from: "webdata <no-reply@localhost>".into(),
             cookie_secure: true,
             listen_url: None,
+            tls: false,
         }),
         metrics: Arc::new(Metrics::default()),
         engine: webdata_engine::Engine::new(webdata_engine::guard::NetworkGuard::deny_private())
