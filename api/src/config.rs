@@ -123,6 +123,13 @@ pub struct ServeArgs {
     /// Second listener serving the Firecrawl-compatible API at its root (`/v1/…`, `/v2/…` in Firecrawl's shapes), for clients that drop a path prefix; unset: off (the same API is always under `/firecrawl` on the main listener).
     #[arg(long, env = "WEBDATA_FIRECRAWL_LISTEN")]
     pub firecrawl_listen: Option<SocketAddr>,
+    /// Egress allow-list: only these hosts (`example.com`, `*.example.com`,
+    /// `.example.com`) and addresses/CIDRs are fetched (comma-separated).
+    #[arg(long, env = "WEBDATA_EGRESS_ALLOW")]
+    pub egress_allow: Option<String>,
+    /// Egress deny-list: these hosts and addresses/CIDRs are never fetched.
+    #[arg(long, env = "WEBDATA_EGRESS_DENY")]
+    pub egress_deny: Option<String>,
     /// PEM certificate chain: `serve` terminates TLS itself (with
     /// `WEBDATA_TLS_KEY`; reloaded when either file changes).
     #[arg(long, env = "WEBDATA_TLS_CERT")]

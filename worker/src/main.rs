@@ -22,6 +22,12 @@ struct Args {
     /// Private networks the worker may reach: comma-separated CIDRs, or `true`.
     #[arg(long, env = "WEBDATA_ALLOW_PRIVATE_NETWORKS")]
     allow_private_networks: Option<String>,
+    /// Egress allow-list (hosts, addresses, CIDRs), as for `webdata serve`.
+    #[arg(long, env = "WEBDATA_EGRESS_ALLOW")]
+    egress_allow: Option<String>,
+    /// Egress deny-list (hosts, addresses, CIDRs), as for `webdata serve`.
+    #[arg(long, env = "WEBDATA_EGRESS_DENY")]
+    egress_deny: Option<String>,
     /// Pages scraped at once.
     #[arg(long, env = "WEBDATA_WORKER_CONCURRENCY", default_value_t = 16)]
     concurrency: usize,
@@ -75,7 +81,9 @@ async fn run(args: Args) -> Result<(), String> {
         .map_err(|e| format!("could not open the store: {e}"))?;
     let guard =
         webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
-            .map_err(|e| format!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+            .map_err(|e| format!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?
+            .with_egress_settings(args.egress_allow.as_deref(), args.egress_deny.as_deref())
+            .map_err(|e| e.to_string())?;
     let resolver =
         webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
             .map_err(|e| format!("WEBDATA_RESOLVE: {e}"))?;

@@ -33,7 +33,11 @@ pub async fn scrape_once(args: ScrapeArgs) -> anyhow::Result<()> {
     let guard = webdata_engine::guard::NetworkGuard::from_setting(
         args.connect.allow_private_networks.as_deref(),
     )
-    .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+    .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?
+    .with_egress_settings(
+        std::env::var("WEBDATA_EGRESS_ALLOW").ok().as_deref(),
+        std::env::var("WEBDATA_EGRESS_DENY").ok().as_deref(),
+    )?;
     let engine = webdata_engine::Engine::new(guard).map_err(|e| anyhow::anyhow!("{e}"))?;
     let scraped = engine
         .scrape(&req)

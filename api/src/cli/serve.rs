@@ -110,7 +110,8 @@ pub(crate) async fn build(args: &ServeArgs, listen_url: Option<String>) -> anyho
     let config = Arc::new(config);
     let guard =
         webdata_engine::guard::NetworkGuard::from_setting(args.allow_private_networks.as_deref())
-            .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("WEBDATA_ALLOW_PRIVATE_NETWORKS: {e}"))?
+            .with_egress_settings(args.egress_allow.as_deref(), args.egress_deny.as_deref())?;
     let resolver =
         webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
             .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;

@@ -46,17 +46,24 @@ impl NetworkGuard {
         }
         match url.host() {
             None => Err(GuardError::MissingHost { url: shown() }),
-            Some(Host::Ipv4(ip)) => self.check_ip_for(IpAddr::V4(ip), &shown(), "points at"),
-            Some(Host::Ipv6(ip)) => self.check_ip_for(IpAddr::V6(ip), &shown(), "points at"),
+            Some(Host::Ipv4(ip)) => self.check_literal(IpAddr::V4(ip), &shown()),
+            Some(Host::Ipv6(ip)) => self.check_literal(IpAddr::V6(ip), &shown()),
             Some(Host::Domain(name)) => {
                 // The WHATWG parser turns every IPv4 notation into Host::Ipv4;
                 // this catches anything that slips through as a "domain".
                 if let Ok(ip) = normalize_host(name).parse::<IpAddr>() {
-                    return self.check_ip_for(ip, &shown(), "points at");
+                    return self.check_literal(ip, &shown());
                 }
-                self.check_host_name(name).map(|_| ())
+                self.check_host_name(name)?;
+                self.egress.check_host(&shown(), name).map(|_| ())
             }
         }
+    }
+
+    /// An IP literal in a URL: the private-network rules, then the egress policy.
+    fn check_literal(&self, ip: IpAddr, target: &str) -> Result<(), GuardError> {
+        self.check_ip_for(ip, target, "points at")?;
+        self.egress.check_ip(target, ip, false)
     }
 
     /// Refuses `ip` unless it is public or inside the allow-list.

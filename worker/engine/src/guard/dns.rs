@@ -18,9 +18,14 @@ impl NetworkGuard {
         let bare = host.trim_start_matches('[').trim_end_matches(']');
         if let Ok(ip) = bare.parse::<IpAddr>() {
             self.check_ip(ip)?;
+            self.egress.check_ip(host, ip, false)?;
             return Ok(vec![SocketAddr::new(ip, port)]);
         }
+        let named_ok = self.egress.check_host(host, host)?;
         if let Some(loopback) = self.check_host_name(host)? {
+            for ip in &loopback {
+                self.egress.check_ip(host, *ip, named_ok)?;
+            }
             // RFC 6761: localhost names are loopback, never asked of DNS.
             return Ok(loopback
                 .into_iter()
@@ -43,6 +48,7 @@ impl NetworkGuard {
         }
         for addr in &addrs {
             self.check_ip_for(addr.ip(), host, "resolves to")?;
+            self.egress.check_ip(host, addr.ip(), named_ok)?;
         }
         Ok(addrs)
     }

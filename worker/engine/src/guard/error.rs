@@ -34,6 +34,9 @@ pub enum GuardError {
     /// A host name that is refused by name (`localhost`, metadata names).
     #[error("{host} is {what}; private, local and metadata hosts are not fetched")]
     HostName { host: String, what: &'static str },
+    /// The operator's egress policy refuses the target (`rule` says which entry or list).
+    #[error("{target} is refused by this deployment's egress policy: {rule}")]
+    Egress { target: String, rule: String },
     /// DNS failed (not a refusal).
     #[error("could not resolve {host}: {message}")]
     Resolve { host: String, message: String },

@@ -5,6 +5,7 @@
 mod check;
 mod cidr;
 mod dns;
+mod egress;
 mod error;
 mod resolve;
 
@@ -16,6 +17,7 @@ use ipnet::IpNet;
 
 pub use cidr::{classify, BlockReason, Blocked};
 pub use dns::GuardedDns;
+pub use egress::{Egress, EgressConfigError, EGRESS_ALLOW_ENV, EGRESS_DENY_ENV};
 pub use error::{GuardConfigError, GuardError};
 pub use resolve::{OverrideResolver, Resolve, StaticResolver, SystemResolver};
 
@@ -33,6 +35,7 @@ enum AllowList {
 #[derive(Clone)]
 pub struct NetworkGuard {
     allow: Arc<AllowList>,
+    egress: Arc<Egress>,
     resolver: Arc<dyn Resolve>,
 }
 
@@ -40,6 +43,7 @@ impl fmt::Debug for NetworkGuard {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("NetworkGuard")
             .field("allow", &self.allow)
+            .field("egress", &self.egress)
             .finish_non_exhaustive()
     }
 }
@@ -76,6 +80,7 @@ impl NetworkGuard {
         };
         Ok(Self {
             allow: Arc::new(allow),
+            egress: Arc::default(),
             resolver: Arc::new(SystemResolver),
         })
     }
@@ -84,8 +89,25 @@ impl NetworkGuard {
     pub fn deny_private() -> Self {
         Self {
             allow: Arc::new(AllowList::Nothing),
+            egress: Arc::default(),
             resolver: Arc::new(SystemResolver),
         }
+    }
+
+    /// Adds the operator's egress policy (`WEBDATA_EGRESS_ALLOW`,
+    /// `WEBDATA_EGRESS_DENY`; see [`Egress`]).
+    pub fn with_egress(mut self, egress: Egress) -> Self {
+        self.egress = Arc::new(egress);
+        self
+    }
+
+    /// [`with_egress`](Self::with_egress) from the two settings' text.
+    pub fn with_egress_settings(
+        self,
+        allow: Option<&str>,
+        deny: Option<&str>,
+    ) -> Result<Self, EgressConfigError> {
+        Ok(self.with_egress(Egress::parse(allow, deny)?))
     }
 
     /// Replaces the DNS resolver (tests use [`StaticResolver`]).
