@@ -60,9 +60,11 @@ def providers(site):
 @pytest.fixture(scope="module")
 def service(providers):
     with tempfile.TemporaryDirectory() as tmp:
+        # A database of its own (the Firecrawl tests' service has the other).
+        database_url = os.environ.get("WEBDATA_MCP_DATABASE_URL") or f"sqlite://{tmp}/mcp.db"
         s = Service(tmp, {"WEBDATA_SEARXNG_URL": providers.url, "WEBDATA_LLM_BASE_URL": providers.url + "/v1",
-                          "WEBDATA_LLM_MODEL": "test-model"})
-        s.database_url = os.environ.get("WEBDATA_CLIENTS_DATABASE_URL") or f"sqlite://{tmp}/w.db"
+                          "WEBDATA_LLM_MODEL": "test-model", "WEBDATA_DATABASE_URL": database_url})
+        s.database_url = database_url
         try:
             yield s
         finally:

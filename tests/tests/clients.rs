@@ -20,9 +20,15 @@ async fn firecrawl_clients_work_unchanged_against_webdata_on_postgres() {
 }
 
 async fn run(db: Db) {
+    // One fresh database for the Firecrawl clients' service, another for
+    // the MCP tests' own service (each bootstraps its own organization).
     let database_url = fresh_database(db).await;
+    let mcp_database_url = fresh_database(db).await;
     support::run_pytest(
         "tests/clients",
-        &[("WEBDATA_CLIENTS_DATABASE_URL", database_url.as_str())],
+        &[
+            ("WEBDATA_CLIENTS_DATABASE_URL", database_url.as_str()),
+            ("WEBDATA_MCP_DATABASE_URL", mcp_database_url.as_str()),
+        ],
     );
 }

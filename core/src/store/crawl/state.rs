@@ -195,7 +195,10 @@ mod tests {
     #[test]
     fn url_states_keep_their_stored_names() {
         let names: Vec<&str> = UrlState::ALL.iter().map(|u| u.as_str()).collect();
-        assert_eq!(names, ["queued", "leased", "done", "failed", "dropped"]);
+        assert_eq!(
+            names,
+            ["queued", "leased", "done", "failed", "dropped", "carried"]
+        );
         for u in UrlState::ALL {
             assert_eq!(u.as_str().parse::<UrlState>(), Ok(u));
             assert_eq!(u.to_string(), u.as_str());
