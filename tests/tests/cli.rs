@@ -318,8 +318,8 @@ async fn sigint_keeps_what_was_written_and_resume_finishes(db: Db) {
     assert_eq!(rec["crawls"].as_array().map(Vec::len), Some(2));
     assert_eq!(before - server.credits().await, 150);
     // Nothing written before was fetched again. Only pages that were in
-    // flight at the cancel (fetched, not kept, not charged: at most one per
-    // worker) are fetched by the resumed crawl.
+    // flight at the cancel (fetched, not kept, not charged) are fetched by
+    // the resumed crawl.
     let hits_now = page_hits(&hits);
     for path in &written_first {
         assert_eq!(
@@ -333,7 +333,10 @@ async fn sigint_keeps_what_was_written_and_resume_finishes(db: Db) {
         .filter(|(_, n)| **n > 1)
         .map(|(p, _)| p)
         .collect();
-    assert!(twice.len() <= 4, "{twice:?}");
+    // In flight at the cancel: up to 4 pages fetching (the concurrency)
+    // and up to 8 scraped and waiting for their commit (twice the
+    // concurrency), all dropped uncharged by the cancel.
+    assert!(twice.len() <= 12, "{twice:?}");
     assert!(
         twice.iter().all(|p| after_cancel.get(*p) == Some(&1)),
         "{twice:?}"
