@@ -81,7 +81,79 @@ contract!(
     a_group_commit_stores_in_order_and_charges_what_it_can,
     block_counts_stay_exact_across_folds,
     a_commit_leases_the_links_it_stores,
+    a_started_crawl_never_looks_drained,
 );
+
+/// A crawl is started with its start URL already held (one transaction), so
+/// another runner looking for drained crawls — running with nothing queued
+/// or leased, which `finish_drained` ends — never finds it empty while the
+/// seeding runner reads robots.txt and sitemaps. (Started and held in two
+/// transactions, a second webdata-worker finished a crawl with 0 pages.)
+async fn a_started_crawl_never_looks_drained(store: Store) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+    use webdata_core::store::crawl::status;
+    let start = urls(1, 0).remove(0);
+    let (_, id) = crawl(&store, 100, 10).await;
+    let hold = store
+        .start_crawl_holding(&id, Some((&start, "seeder", 60_000)))
+        .await
+        .expect("start")
+        .expect("this call started it")
+        .expect("the start URL is held");
+    assert_eq!(
+        (hold.worker.as_str(), hold.key.as_str()),
+        ("seeder", start.key.as_str())
+    );
+    assert_eq!(store.frontier_pending(&id).await.expect("pending"), 1);
+    assert!(
+        store
+            .start_crawl_holding(&id, Some((&start, "other", 60_000)))
+            .await
+            .expect("again")
+            .is_none(),
+        "a crawl starts once"
+    );
+    // Another runner polls for drained crawls while crawls are started.
+    let ours: Arc<Mutex<std::collections::HashSet<String>>> = Arc::default();
+    let done = Arc::new(AtomicBool::new(false));
+    let observer = {
+        let (store, ours, done) = (store.clone(), ours.clone(), done.clone());
+        tokio::spawn(async move {
+            let mut empty = Vec::new();
+            let mut looks = 0;
+            while !done.load(Ordering::Relaxed) {
+                for c in store.crawls_in(status::RUNNING).await.expect("running") {
+                    if !ours.lock().unwrap().contains(&c.id) {
+                        continue;
+                    }
+                    looks += 1;
+                    if store.frontier_pending(&c.id).await.expect("pending") == 0 {
+                        empty.push(c.id);
+                    }
+                }
+                tokio::task::yield_now().await;
+            }
+            (empty, looks)
+        })
+    };
+    for _ in 0..30 {
+        let (_, id) = crawl(&store, 100, 10).await;
+        ours.lock().unwrap().insert(id.clone());
+        store
+            .start_crawl_holding(&id, Some((&start, "seeder", 60_000)))
+            .await
+            .expect("start");
+        tokio::time::sleep(std::time::Duration::from_millis(2)).await;
+    }
+    done.store(true, Ordering::Relaxed);
+    let (empty, looks) = observer.await.expect("observer");
+    assert!(looks > 0, "the observer saw the crawls running");
+    assert!(
+        empty.is_empty(),
+        "running with an empty frontier: {empty:?}"
+    );
+}
 
 /// The runner's committer leases the next URLs in the commit's transaction:
 /// the links a page just stored can come back as leases at once, leased to

@@ -197,25 +197,17 @@ impl Store {
         Ok(())
     }
 
-    /// Puts a crawl's start URL in its frontier leased to `worker` while the
-    /// worker seeds the crawl (robots.txt, sitemaps): the crawl then never
-    /// looks drained to another runner mid-seeding, and if the seeding worker
-    /// dies the lease expires and the start URL is crawled by someone else.
-    /// Returns the lease (`None` when the crawl has ended or has the URL).
-    pub async fn hold_for_seeding(
-        &self,
+    /// Puts a crawl's start URL in its frontier leased to `worker` (inside
+    /// the caller's transaction; see [`Store::start_crawl_holding`]). If the
+    /// seeding worker dies, the lease expires and the start URL is crawled
+    /// by someone else. `None` when the crawl already has the URL.
+    pub(super) async fn hold_in_tx(
+        tx: &mut Tx,
         crawl_id: &str,
         url: &NewUrl,
         worker: &str,
         lease_ms: i64,
     ) -> StoreResult<Option<Lease>> {
-        let mut tx = self.begin_write().await?;
-        let Some(crawl) = self.lock_crawl(&mut tx, crawl_id).await? else {
-            return Ok(None);
-        };
-        if crawl.is_finished() || crawl.total >= crawl.max_pages {
-            return Ok(None);
-        }
         let now = now_ms();
         let added = sqlx::query(
             "INSERT INTO frontier (crawl_id, url_key, url, depth, source, state, lease_until, worker, created_at) \
@@ -229,7 +221,7 @@ impl Store {
         .bind(now + lease_ms)
         .bind(worker)
         .bind(now)
-        .execute(&mut *tx)
+        .execute(&mut **tx)
         .await?
         .rows_affected();
         if added == 0 {
@@ -238,9 +230,8 @@ impl Store {
         sqlx::query("UPDATE crawls SET total = total + 1, updated_at = $1 WHERE id = $2")
             .bind(now)
             .bind(crawl_id)
-            .execute(&mut *tx)
+            .execute(&mut **tx)
             .await?;
-        tx.commit().await?;
         Ok(Some(Lease {
             crawl_id: crawl_id.to_string(),
             key: url.key.clone(),

@@ -153,6 +153,21 @@ impl Store {
     /// status JSON). False when the crawl was not queued (already started,
     /// cancelled or failed).
     pub async fn start_crawl(&self, id: &str) -> StoreResult<bool> {
+        Ok(self.start_crawl_holding(id, None).await?.is_some())
+    }
+
+    /// [`Store::start_crawl`] that also puts `hold.0` (the start URL, or a
+    /// batch's first URL) in the frontier leased to worker `hold.1` for
+    /// `hold.2` ms, in the same transaction: the crawl is never running with
+    /// an empty frontier, so another runner cannot see it drained and
+    /// finish it empty while this one reads robots.txt and sitemaps.
+    /// `None` when the crawl was not queued; else the hold taken (`None`
+    /// inside when the URL was already there).
+    pub async fn start_crawl_holding(
+        &self,
+        id: &str,
+        hold: Option<(&super::NewUrl, &str, i64)>,
+    ) -> StoreResult<Option<Option<super::Lease>>> {
         let mut tx = self.begin_write().await?;
         let now = now_ms();
         let moved = sqlx::query(
@@ -164,11 +179,17 @@ impl Store {
         .await?
         .rows_affected();
         if moved == 0 {
-            return Ok(false);
+            return Ok(None);
         }
+        let lease = match hold {
+            Some((url, worker, lease_ms)) => {
+                Self::hold_in_tx(&mut tx, id, url, worker, lease_ms).await?
+            }
+            None => None,
+        };
         self.event_in_tx(&mut tx, id, "started").await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(Some(lease))
     }
 
     /// Ends a crawl that is not finished yet: `completed`, `failed` or

@@ -22,10 +22,8 @@ impl CrawlRunner {
             if let Some(prev) = &resumes {
                 self.store.carry_frontier(&crawl.id, prev).await?;
             }
-            if !self.store.start_crawl(&crawl.id).await? {
-                continue;
-            }
             if resumes.is_some() {
+                self.store.start_crawl(&crawl.id).await?;
                 continue;
             }
             let plan = match self.state.plan(&crawl) {
@@ -37,18 +35,30 @@ impl CrawlRunner {
                     continue;
                 }
             };
+            // The start URL (a batch's first URL) goes in leased to us in the
+            // transaction that starts the crawl, so the crawl never looks
+            // drained to another runner while robots.txt and sitemaps are
+            // read (that runner would finish it empty).
+            let start = new_url(
+                &plan.start,
+                0,
+                if crawl.is_batch() { "batch" } else { "start" },
+            );
+            let hold = match self
+                .store
+                .start_crawl_holding(
+                    &crawl.id,
+                    Some((&start, &self.cfg.worker_id, self.cfg.lease_ms)),
+                )
+                .await?
+            {
+                Some(hold) => hold,
+                None => continue,
+            };
             if crawl.is_batch() {
-                self.seed_batch(&crawl, &plan).await?;
+                self.seed_batch(&crawl, &plan, start, hold).await?;
                 continue;
             }
-            // The start URL goes in first, leased to us, so the crawl does not
-            // look drained to another runner while robots.txt and sitemaps
-            // are read (that runner would finish it empty).
-            let start = new_url(&plan.start, 0, "start");
-            let hold = self
-                .store
-                .hold_for_seeding(&crawl.id, &start, &self.cfg.worker_id, self.cfg.lease_ms)
-                .await?;
             let mut urls = Vec::new();
             let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
             let robots = self.robots(&plan.start).await;
@@ -99,6 +109,8 @@ impl CrawlRunner {
         &self,
         crawl: &webdata_core::store::CrawlRow,
         plan: &super::state::Plan,
+        first: webdata_core::store::NewUrl,
+        hold: Option<webdata_core::store::Lease>,
     ) -> Result<(), webdata_core::StoreError> {
         let given: Vec<String> = crawl
             .seed_urls
@@ -106,13 +118,8 @@ impl CrawlRunner {
             .and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default();
         let ignore_robots = plan.request.ignore_robots.unwrap_or(false);
-        // The first URL is held while robots.txt files are read, so the
-        // batch never looks drained to another runner mid-seeding.
-        let first = new_url(&plan.start, 0, "batch");
-        let hold = self
-            .store
-            .hold_for_seeding(&crawl.id, &first, &self.cfg.worker_id, self.cfg.lease_ms)
-            .await?;
+        // The first URL is held (since the crawl started) while robots.txt
+        // files are read, so the batch never looks drained mid-seeding.
         let mut urls = Vec::with_capacity(given.len());
         let mut keep_first = false;
         for raw in &given {
