@@ -64,8 +64,10 @@ test: deps
 	@bash scripts/test.sh
 
 # Benchmarks on loopback (release build): scrape overhead, crawl throughput,
-# HTML -> markdown speed, sitemap parsing, map of a 50k-URL sitemap, and
-# `webdata crawl --out` vs the same crawl through the API. Figures go in docs/benchmarks.md.
+# HTML -> markdown speed, sitemap parsing, map of a 50k-URL sitemap,
+# `webdata crawl --out` vs the same crawl through the API, and the crawl as
+# users run it (POST /v1/crawl) beside spider + htmd (PG=1: on PostgreSQL
+# with 1 and 2 webdata-worker processes too). Figures go in docs/benchmarks.md.
 bench:
 	$(CARGO) build --release -p webdata-engine --examples
 	./target/release/examples/crawl_bench 2000 32
@@ -76,6 +78,7 @@ bench:
 	./target/release/examples/map_speed
 	./target/release/examples/frontier_bench 100000
 	bash bench/crawl-compare/cli_vs_api.sh
+	bash bench/crawl-compare/user_path.sh
 
 # Main-content F1 (issue 3): our onlyMainContent output vs trafilatura and
 # Readability.js on public pages with ground truth. Downloads the data and the

@@ -23,8 +23,12 @@ case "${1:-start}" in
     [ "$(id -u)" = 0 ] && chown postgres:postgres "$DIR"
     as_pg "$BIN/initdb" -D "$DIR" -U postgres --auth=trust --no-sync -E UTF8 >"$DIR.initdb.log" 2>&1 \
       || { cat "$DIR.initdb.log" >&2; exit 1; }
+    # Tests trade durability for speed; WEBDATA_TEST_PG_DURABLE=1 (the
+    # benchmarks) keeps PostgreSQL's defaults.
+    FAST="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+    [ -z "${WEBDATA_TEST_PG_DURABLE:-}" ] || FAST=""
     as_pg "$BIN/pg_ctl" -D "$DIR" -l "$DIR/server.log" -w -t 30 \
-      -o "-h 127.0.0.1 -p $PORT -k $DIR -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=400" \
+      -o "-h 127.0.0.1 -p $PORT -k $DIR $FAST -c max_connections=400" \
       start >/dev/null || { cat "$DIR/server.log" >&2; exit 1; }
     echo "postgres://postgres@127.0.0.1:$PORT/postgres"
     ;;

@@ -8,7 +8,9 @@
 #
 # <site>: python3-doc (default), postgresql-doc-15, or mixed (the three
 # manuals of issue 24 under one root).
-# State lives in ${CC_STATE:-/tmp/webdata-crawl-compare}.
+# State lives in ${CC_STATE:-/tmp/webdata-crawl-compare}. With ACCESS_LOG=1
+# nginx logs "METHOD URI STATUS" per request to $STATE/access.log (the
+# benchmarks count the requests each crawler made from it).
 set -euo pipefail
 STATE=${CC_STATE:-/tmp/webdata-crawl-compare}
 SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
@@ -46,6 +48,13 @@ site_root() { # <site> -> directory of the HTML docs
                 '<li><a href="django/index.html">Django</a></li>' \
                 '<li><a href="postgresql/index.html">PostgreSQL</a></li></ul></main></body></html>' > "$m/index.html"
             echo "$m" ;;
+        gen-*)
+            # A generated site of N pages (gen-100000): bench/crawl-compare/gen_site.py.
+            local n=${1#gen-} g=$STATE/$1
+            if [ "$(cat "$g/.complete" 2>/dev/null)" != "$n" ]; then
+                python3 "$(dirname "$0")/gen_site.py" "$n" "$g" >&2
+            fi
+            echo "$g" ;;
         *) echo "unknown site $1" >&2; return 1 ;;
     esac
 }
@@ -53,6 +62,7 @@ site_root() { # <site> -> directory of the HTML docs
 site_version() {
     case "$1" in
         python3-doc) echo "python3-doc $(dpkg-query -W -f='${Version}' python3-doc), $(dpkg -S "$(readlink -f /usr/share/doc/python3-doc/html)" 2>/dev/null | cut -d: -f1 | head -1) $(dpkg-query -W -f='${Version}' "$(dpkg -S "$(readlink -f /usr/share/doc/python3-doc/html)" 2>/dev/null | cut -d: -f1 | head -1)" 2>/dev/null)" ;;
+        gen-*) echo "generated, ${1#gen-} pages (gen_site.py)" ;;
         mixed) echo "mixed: python3-doc $(dpkg-query -W -f='${Version}' python3-doc), python-django-doc $(dpkg-query -W -f='${Version}' python-django-doc), postgresql-doc-15 $(dpkg-query -W -f='${Version}' postgresql-doc-15)" ;;
         *) echo "$1 $(dpkg-query -W -f='${Version}' "$1")" ;;
     esac
@@ -103,7 +113,11 @@ start)
     root=$(site_root "$site")
     [ -f "$root/index.html" ] || { echo "no $root/index.html" >&2; exit 1; }
     mkdir -p "$STATE"
+    # nginx's workers (www-data) read the mixed and generated sites under
+    # it: a mktemp -d folder is 0700.
+    chmod 755 "$STATE"
     "$0" stop >/dev/null 2>&1 || true
+    if [ -n "${ACCESS_LOG:-}" ]; then ACCESS_LOG_DIRECTIVE="$STATE/access.log reqs"; else ACCESS_LOG_DIRECTIVE=off; fi
     cat > "$STATE/nginx.conf" <<CONF
 worker_processes 1;
 pid $STATE/nginx.pid;
@@ -113,7 +127,8 @@ events { worker_connections 1024; }
 http {
     include /etc/nginx/mime.types;
     default_type application/octet-stream;
-    access_log off;
+    log_format reqs '\$request_method \$request_uri \$status';
+    access_log ${ACCESS_LOG_DIRECTIVE};
     sendfile on;
     keepalive_requests 100000;
     client_body_temp_path $STATE/body;
@@ -131,7 +146,10 @@ http {
 CONF
     nginx -c "$STATE/nginx.conf" -p "$STATE" -e "$STATE/error.log"
     for _ in $(seq 50); do curl -fsS -o /dev/null "http://127.0.0.2:$port/index.html" && break; sleep 0.1; done
-    read -r pages other < <(count_reachable "$root")
+    case "$site" in
+        gen-*) pages=$(( ${site#gen-} + 1 )); other=0 ;;
+        *) read -r pages other < <(count_reachable "$root") ;;
+    esac
     echo "SITE=$site"
     echo "VERSION=$(site_version "$site")"
     echo "DIR=$root"
@@ -139,6 +157,7 @@ CONF
     echo "PAGES=$pages"
     echo "OTHER_LINKED_FILES=$other"
     echo "NGINX_PID=$(cat "$STATE/nginx.pid")"
+    [ -z "${ACCESS_LOG:-}" ] || echo "ACCESS_LOG=$STATE/access.log"
     ;;
 stop)
     if [ -s "$STATE/nginx.pid" ]; then

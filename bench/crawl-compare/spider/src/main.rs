@@ -6,8 +6,10 @@
 //! markdown in memory, and prints pages, wall seconds, pages/s, CPU ms per
 //! page (utime+stime from /proc/self/stat) and peak RSS (VmHWM).
 //!
-//! Usage: `spider-htmd-bench <start-url> [concurrency] [urls-out-file]`
-//! (concurrency default 32). Only point it at a loopback server.
+//! Usage: `spider-htmd-bench <start-url> [concurrency] [urls-out-file] [fetch-only]`
+//! (concurrency default 32; urls-out-file `-` for none). With `fetch-only`
+//! the pages are counted and dropped, no markdown: spider's fetch rate
+//! alone. Only point it at a loopback server.
 
 use spider::tokio;
 use spider::website::Website;
@@ -52,7 +54,8 @@ async fn main() {
         "refusing to crawl a non-loopback host: {host}"
     );
     let concurrency: usize = args.get(2).and_then(|a| a.parse().ok()).unwrap_or(32);
-    let urls_out = args.get(3).cloned();
+    let urls_out = args.get(3).cloned().filter(|p| p != "-");
+    let fetch_only = args.get(4).is_some_and(|m| m == "fetch-only");
 
     let mut website = Website::new(&start);
     website.with_concurrency_limit(Some(concurrency));
@@ -98,6 +101,11 @@ async fn main() {
                             html_bytes.clone(),
                             kept.clone(),
                         );
+                        if fetch_only {
+                            html_bytes.fetch_add(page.get_html_bytes_u8().len(), Ordering::Relaxed);
+                            pages.fetch_add(1, Ordering::Relaxed);
+                            continue;
+                        }
                         jobs.push(tokio::task::spawn_blocking(move || {
                             let html = page.get_html();
                             html_bytes.fetch_add(html.len(), Ordering::Relaxed);
@@ -124,7 +132,8 @@ async fn main() {
     let cpu = cpu_ms() - cpu0;
     let n = pages.load(Ordering::Relaxed);
     println!(
-        "spider+htmd: {n} pages ({} non-2xx, {lagged} lost to channel lag), concurrency {concurrency}: {secs:.2} s, {:.0} pages/s, {:.2} CPU ms/page, peak RSS {:.0} MB, html {:.1} MB, markdown kept {:.1} MB in {} docs",
+        "spider{}: {n} pages ({} non-2xx, {lagged} lost to channel lag), concurrency {concurrency}: {secs:.2} s, {:.0} pages/s, {:.2} CPU ms/page, peak RSS {:.0} MB, html {:.1} MB, markdown kept {:.1} MB in {} docs",
+        if fetch_only { " (fetch only)" } else { "+htmd" },
         non_ok.load(Ordering::Relaxed),
         n as f64 / secs,
         cpu / n.max(1) as f64,
@@ -134,7 +143,8 @@ async fn main() {
         kept.lock().unwrap().len(),
     );
     println!(
-        "RESULT tool=spider pages={n} secs={secs:.3} pps={:.1} cpu_ms_per_page={:.3} peak_rss_mb={:.1}",
+        "RESULT tool={} pages={n} secs={secs:.3} pps={:.1} cpu_ms_per_page={:.3} peak_rss_mb={:.1}",
+        if fetch_only { "spider-fetch" } else { "spider" },
         n as f64 / secs,
         cpu / n.max(1) as f64,
         peak_rss_mb()
