@@ -33,7 +33,7 @@ fn keyed() -> ApiRouter<AppState> {
                 .idempotent()
                 .body::<ScrapeRequest>()
                 .ok::<ScrapeResponse>(200, "The scraped page.")
-                .errors(&[400, 401, 402, 403, 404, 409, 415, 422, 429, 500, 501, 502, 503, 504]),
+                .errors(&[400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 501, 502, 503, 504]),
         )
         .get(
             "/v1/brand",
@@ -53,7 +53,7 @@ fn keyed() -> ApiRouter<AppState> {
                 .idempotent()
                 .body::<CrawlRequest>()
                 .ok::<CrawlJob>(202, "The crawl was accepted (status queued).")
-                .errors(&[400, 401, 402, 404, 409, 422, 429, 500]),
+                .errors(&[400, 401, 402, 404, 409, 413, 415, 422, 429, 500]),
         )
         .get(
             "/v1/crawl/{id}",
@@ -97,7 +97,7 @@ fn keyed() -> ApiRouter<AppState> {
                 .idempotent()
                 .body::<BatchScrapeRequest>()
                 .answers(202, "Accepted (status queued): `id`, `status`, `url` (the first URL), `createdAt`, and `invalidURLs` (the URLs skipped with `ignoreInvalidURLs`).", Body::Json(openapi::any_object))
-                .errors(&[400, 401, 402, 404, 409, 422, 429, 500]),
+                .errors(&[400, 401, 402, 404, 409, 413, 415, 422, 429, 500]),
         )
         .get(
             "/v1/batch/scrape/{id}",
@@ -140,7 +140,7 @@ fn keyed() -> ApiRouter<AppState> {
             Op::new("map", "Discover a site's URLs: robots.txt, sitemaps, links of fetched pages, a rendered start page when little is found. Reserves 42 credits (or the largest multiple of 3 the organization has, then `budgetLimited` may be true) and settles the fetches made.")
                 .body::<MapRequest>()
                 .ok::<MapResponse>(200, "The URLs found, ranked by `search` when given. Costs 3 credits per 10 fetches made (robots.txt, sitemap files, pages fetched for links, the rendered-links fallback), at least 3; 0 when the start page fails to load.")
-                .errors(&[400, 401, 402, 403, 404, 429, 500, 502, 504]),
+                .errors(&[400, 401, 402, 403, 404, 413, 415, 429, 500, 502, 504]),
         )
         .post(
             "/v1/search",
@@ -148,7 +148,7 @@ fn keyed() -> ApiRouter<AppState> {
             Op::new("search", "Search the web through the configured provider (SearXNG); with `scrapeOptions` each result is scraped. 1 credit + 1 per scraped result; 501 `not_configured` (0 credits) when no provider is set.")
                 .body::<SearchRequest>()
                 .ok::<SearchResponse>(200, "Results in rank order (`position` from 1). Costs 1 credit, plus 1 per result scraped and returned billable with `scrapeOptions`; a result whose scrape failed keeps its search fields, has no `document` and costs 0. A provider failure costs 0.")
-                .errors(&[400, 401, 402, 404, 429, 500, 501, 502, 504]),
+                .errors(&[400, 401, 402, 404, 413, 415, 429, 500, 501, 502, 504]),
         )
         .post(
             "/v1/extract",
@@ -156,7 +156,7 @@ fn keyed() -> ApiRouter<AppState> {
             Op::new("extract", "Read 1 to 25 URLs and have the configured model (any OpenAI-compatible chat-completions endpoint) return JSON matching `schema`, following `prompt`. 5 credits + 1 per page read; 501 `not_configured` (0 credits) when no model is set.")
                 .body::<ExtractRequest>()
                 .ok::<ExtractResponse>(200, "JSON matching `schema`, and which URLs were read. Costs 5 credits plus 1 per page read; 0 on any failure (422 `extract_failed` when the model's answer did not match the schema after one retry).")
-                .errors(&[400, 401, 402, 404, 422, 429, 500, 501, 502, 504]),
+                .errors(&[400, 401, 402, 404, 413, 415, 422, 429, 500, 501, 502, 504]),
         )
 }
 
@@ -349,7 +349,7 @@ fn public() -> ApiRouter<AppState> {
                 .param(json!({ "name": "expires", "in": "query", "required": true, "schema": { "type": "integer" } }))
                 .param(json!({ "name": "sig", "in": "query", "required": true, "schema": { "type": "string" } }))
                 .answers(200, "The file (PNG for screenshots; the image's own type for brand images).", Body::Image)
-                .errors(&[404]),
+                .errors(&[400, 404]),
         )
         .get(
             "/v1/openapi.json",

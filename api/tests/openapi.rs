@@ -119,7 +119,8 @@ fn document_covers_routes_fields_and_errors() {
 
 /// The router serves exactly what the document lists: on every documented
 /// path each documented method is served (not 405) and every other method
-/// is 405 (so the path exists in the router). Routes can only be added with
+/// is 405 (so the path exists in the router), and the status of each
+/// documented method's answer is among its documented responses. Routes can only be added with
 /// their description (`ApiRouter`); `routes_are_only_added_with_a_description`
 /// keeps it that way.
 #[tokio::test]
@@ -186,8 +187,16 @@ async fn the_router_serves_exactly_the_documented_methods() {
                 .await
                 .expect("response");
             let status = resp.status().as_u16();
-            if documented.contains(&m.as_str().to_ascii_lowercase()) {
+            let method = m.as_str().to_ascii_lowercase();
+            if documented.contains(&method) {
                 assert_ne!(status, 405, "{m} {path} is documented but not served");
+                // The answer to a request without a body or content type
+                // (415 for a JSON operation, 404 for an unknown id, …) is
+                // one the document lists for that operation.
+                assert!(
+                    item[&method]["responses"].get(status.to_string()).is_some(),
+                    "{m} {path} answered {status}, which its responses do not list"
+                );
             } else {
                 assert_eq!(
                     status, 405,
