@@ -61,11 +61,17 @@ const SETTLE_QUIET: std::time::Duration = std::time::Duration::from_millis(500);
 /// The longest the settle wait takes when the deadline allows it.
 const SETTLE_CAP: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// What the settle wait leaves of the deadline for reading the page (its
+/// source, links, a screenshot, over WebDriver): a page that never settles
+/// (a ticking clock, rotating ads) is still read in time. With only
+/// `FINISH_MARGIN` left, a loaded machine answered `timeout` instead.
+const READ_RESERVE: std::time::Duration = std::time::Duration::from_millis(1500);
+
 /// Waits for the page to settle within the deadline; false when the cap or
 /// the deadline cut the wait short (or the page would not run the script).
 async fn settle(client: &Client, deadline: Instant) -> Result<bool, Failure> {
     let left = deadline
-        .checked_duration_since(Instant::now() + FINISH_MARGIN)
+        .checked_duration_since(Instant::now() + READ_RESERVE.max(FINISH_MARGIN))
         .unwrap_or_default();
     let cap = left.min(SETTLE_CAP);
     if cap < SETTLE_QUIET {
