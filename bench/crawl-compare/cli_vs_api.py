@@ -63,6 +63,20 @@ def call(opener, method: str, url: str, key: str, body: dict | None = None) -> d
         return json.load(r)
 
 
+def start_serve(binary: str, env: dict) -> tuple[subprocess.Popen, str]:
+    """Starts `webdata serve`; returns it and its base URL once it listens.
+    The rest of its log is drained, so a full pipe never stalls it."""
+    proc = subprocess.Popen([binary, "serve"], env=env, stderr=subprocess.PIPE, text=True)
+    base = None
+    for line in proc.stderr:
+        if line.startswith("webdata listening on "):
+            base = line.split()[-1]
+            break
+    assert base, "webdata serve did not start"
+    subprocess.Popen(["cat"], stdin=proc.stderr, stdout=subprocess.DEVNULL)
+    return proc, base
+
+
 def api_run(binary: str, start: str) -> dict:
     tmp = tempfile.mkdtemp(prefix="wd-bench-api-")
     try:
@@ -70,13 +84,7 @@ def api_run(binary: str, start: str) -> dict:
         env = env_for(tmp)
         env.update({"WEBDATA_DATABASE_URL": f"sqlite://{tmp}/w.db", "WEBDATA_LISTEN": "127.0.0.1:0",
                     "WEBDATA_BOOTSTRAP_KEY": key, "WEBDATA_BOOTSTRAP_CREDITS": "10000000"})
-        proc = subprocess.Popen([binary, "serve"], env=env, stderr=subprocess.PIPE, text=True)
-        base = None
-        for line in proc.stderr:
-            if line.startswith("webdata listening on "):
-                base = line.split()[-1]
-                break
-        assert base, "webdata serve did not start"
+        proc, base = start_serve(binary, env)
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
         cpu0 = cpu_s(proc.pid)
         t0 = time.monotonic()

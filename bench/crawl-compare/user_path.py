@@ -36,7 +36,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cli_vs_api import call, cpu_s, env_for, peak_rss_mb  # noqa: E402
+from cli_vs_api import call, cpu_s, env_for, peak_rss_mb, start_serve  # noqa: E402
 
 
 def machine_busy() -> tuple[float, float]:
@@ -123,16 +123,8 @@ def api_run(a: argparse.Namespace) -> dict:
                     "WEBDATA_BOOTSTRAP_KEY": key, "WEBDATA_BOOTSTRAP_CREDITS": "10000000"})
         if a.postgres:
             env["WEBDATA_WORKER_CONCURRENCY"] = "0"
-        api = subprocess.Popen([a.webdata, "serve"], env=env, stderr=subprocess.PIPE, text=True)
+        api, base = start_serve(a.webdata, env)
         procs.append(api)
-        base = None
-        for line in api.stderr:
-            if line.startswith("webdata listening on "):
-                base = line.split()[-1]
-                break
-        assert base, "webdata serve did not start"
-        # Drain the rest of its log so a full pipe never stalls it.
-        subprocess.Popen(["cat"], stdin=api.stderr, stdout=subprocess.DEVNULL)
         for i in range(a.workers if a.postgres else 0):
             wenv = dict(env)
             wenv.pop("WEBDATA_WORKER_CONCURRENCY", None)
