@@ -3,7 +3,7 @@
 //! on `/v1`, the admin token on `/admin/v1`).
 
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
-use crate::openapi::{self, crawl_status, ApiRouter, Body, Data, Op, Route, Security};
+use crate::openapi::{self, crawl_status, ApiRouter, Body, Data, Link, Op, Route, Security};
 use crate::routes::{admin, batch, blobs, brand, crawl, extract, map, ops, scrape, search, team};
 use crate::state::AppState;
 use axum::Router;
@@ -53,7 +53,12 @@ fn keyed() -> ApiRouter<AppState> {
                 .idempotent()
                 .body::<CrawlRequest>()
                 .ok::<CrawlJob>(202, "The crawl was accepted (status queued).")
-                .errors(&[400, 401, 402, 404, 409, 413, 415, 422, 429, 500]),
+                .links(&[
+                    Link { name: "GetCrawl", operation_id: "getCrawl" },
+                    Link { name: "GetCrawlErrors", operation_id: "getCrawlErrors" },
+                    Link { name: "CancelCrawl", operation_id: "cancelCrawl" },
+                ])
+                .errors(&[400, 401, 402, 404, 409, 413, 415, 422, 429, 500, 501]),
         )
         .get(
             "/v1/crawl/{id}",
@@ -97,7 +102,12 @@ fn keyed() -> ApiRouter<AppState> {
                 .idempotent()
                 .body::<BatchScrapeRequest>()
                 .answers(202, "Accepted (status queued): `id`, `status`, `url` (the first URL), `createdAt`, and `invalidURLs` (the URLs skipped with `ignoreInvalidURLs`).", Body::Json(openapi::any_object))
-                .errors(&[400, 401, 402, 404, 409, 413, 415, 422, 429, 500]),
+                .links(&[
+                    Link { name: "GetBatchScrape", operation_id: "getBatchScrape" },
+                    Link { name: "GetBatchScrapeErrors", operation_id: "getBatchScrapeErrors" },
+                    Link { name: "CancelBatchScrape", operation_id: "cancelBatchScrape" },
+                ])
+                .errors(&[400, 401, 402, 404, 409, 413, 415, 422, 429, 500, 501]),
         )
         .get(
             "/v1/batch/scrape/{id}",

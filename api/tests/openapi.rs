@@ -253,3 +253,53 @@ fn routes_are_only_added_with_a_description() {
 }
 
 mod common;
+
+/// The links a client (or a stateful fuzzer) follows from a started crawl or
+/// batch scrape lead to operations that exist and take that `id`.
+#[test]
+fn links_lead_from_started_jobs_to_operations_taking_their_id() {
+    let doc = webdata_api::app::openapi_document();
+    let mut by_id = std::collections::HashMap::new();
+    for (path, item) in doc["paths"].as_object().expect("paths") {
+        for op in item.as_object().expect("path item").values() {
+            if let Some(id) = op["operationId"].as_str() {
+                by_id.insert(id.to_string(), (path.clone(), op.clone()));
+            }
+        }
+    }
+    for (start, want) in [
+        ("startCrawl", ["getCrawl", "getCrawlErrors", "cancelCrawl"]),
+        (
+            "startBatchScrape",
+            [
+                "getBatchScrape",
+                "getBatchScrapeErrors",
+                "cancelBatchScrape",
+            ],
+        ),
+    ] {
+        let links = by_id[start].1["responses"]["202"]["links"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{start} has no links"))
+            .clone();
+        let mut targets: Vec<&str> = links
+            .values()
+            .map(|l| l["operationId"].as_str().expect("operationId"))
+            .collect();
+        targets.sort();
+        let mut want = want.to_vec();
+        want.sort();
+        assert_eq!(targets, want, "{start}'s links");
+        for link in links.values() {
+            assert_eq!(link["parameters"]["id"], "$response.body#/id");
+            let (path, op) = &by_id[link["operationId"].as_str().unwrap()];
+            assert!(path.contains("{id}"), "{path} takes no id");
+            assert!(
+                op["parameters"]
+                    .as_array()
+                    .is_some_and(|ps| ps.iter().any(|p| p["name"] == "id" && p["in"] == "path")),
+                "{path} does not declare its id parameter"
+            );
+        }
+    }
+}

@@ -78,6 +78,20 @@ fn operation(route: &Route, g: &mut SchemaGenerator) -> Value {
     if op.security == Security::Key {
         ok["headers"] = rate_headers();
     }
+    if !op.links.is_empty() {
+        let links: Map<String, Value> = op
+            .links
+            .iter()
+            .map(|l| {
+                let link = json!({
+                    "operationId": l.operation_id,
+                    "parameters": { "id": "$response.body#/id" },
+                });
+                (l.name.to_string(), link)
+            })
+            .collect();
+        ok["links"] = Value::Object(links);
+    }
     responses.insert(status.to_string(), ok);
     let mut out = json!({
         "operationId": op.id,

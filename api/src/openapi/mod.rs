@@ -7,5 +7,5 @@ mod operation;
 mod router;
 
 pub use document::{crawl_status, document_for};
-pub use operation::{any_object, schema_of, Body, Data, Op, Security};
+pub use operation::{any_object, schema_of, Body, Data, Link, Op, Security};
 pub use router::{ApiRouter, Route};

@@ -57,6 +57,19 @@ pub struct Op {
     pub ok: (u16, &'static str, Body),
     /// Error statuses answered with the Error shape.
     pub errors: &'static [u16],
+    /// OpenAPI links from the success response to the operations that take
+    /// its `id` (what a client, or a stateful fuzzer, calls next).
+    pub links: &'static [Link],
+}
+
+/// An OpenAPI link: `operationId` called with the success body's `id` as its
+/// `id` path parameter.
+#[derive(Debug, Clone, Copy)]
+pub struct Link {
+    /// The link's name in the document.
+    pub name: &'static str,
+    /// The operation it leads to.
+    pub operation_id: &'static str,
 }
 
 impl Op {
@@ -70,6 +83,7 @@ impl Op {
             body: None,
             ok: (200, "OK", Body::Json(any_object)),
             errors: &[],
+            links: &[],
         }
     }
 
@@ -93,6 +107,12 @@ impl Op {
     /// Error statuses (each answered with the Error shape).
     pub fn errors(mut self, statuses: &'static [u16]) -> Self {
         self.errors = statuses;
+        self
+    }
+
+    /// Links from the success response (see [`Link`]).
+    pub fn links(mut self, links: &'static [Link]) -> Self {
+        self.links = links;
         self
     }
 
