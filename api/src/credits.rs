@@ -48,7 +48,7 @@ impl CreditHold {
                 ),
                 ReserveError::Store(msg) => {
                     tracing::error!(error = %msg, "reserving credits failed");
-                    ApiError::internal("the database failed; it is safe to retry")
+                    ApiError::database()
                 }
             })?;
         Ok(CreditHold {
@@ -94,9 +94,7 @@ impl CreditHold {
                 Err(ReserveError::KeyBudgetSpent { budget, spent }) => budget - spent,
                 Err(ReserveError::Store(msg)) => {
                     tracing::error!(error = %msg, "reserving credits failed");
-                    return Err(ApiError::internal(
-                        "the database failed; it is safe to retry",
-                    ));
+                    return Err(ApiError::database());
                 }
             };
             let next = (room.min(amount - 1) / step) * step;

@@ -31,6 +31,9 @@ pub struct ApiError {
     pub headers: Vec<(HeaderName, HeaderValue)>,
 }
 
+/// `retry_after_ms` of an answer to a failed database call.
+pub const DATABASE_RETRY_AFTER_MS: i64 = 1000;
+
 /// Result alias for handlers.
 pub type ApiResult<T> = Result<T, ApiError>;
 
@@ -73,6 +76,12 @@ impl ApiError {
     pub fn internal(message: impl Into<String>) -> Self {
         Self::new(ErrorCode::Internal, message)
     }
+    /// `internal` (500) for a failed database call (disk full, connection
+    /// lost, restarting server): transient, so it says when to retry.
+    pub fn database() -> Self {
+        Self::internal("the database failed; it is safe to retry")
+            .retry_after(DATABASE_RETRY_AFTER_MS)
+    }
     /// Overrides the HTTP status (for 405, 413, 415 with `invalid_request`).
     pub fn with_status(mut self, status: StatusCode) -> Self {
         self.status = Some(status);
@@ -110,7 +119,7 @@ impl From<StoreError> for ApiError {
             StoreError::Invalid(msg) => ApiError::invalid(msg),
             other => {
                 tracing::error!(error = %other, "store error");
-                ApiError::internal("the database failed; it is safe to retry")
+                ApiError::database()
             }
         }
     }

@@ -11,6 +11,10 @@ use sha2::{Digest, Sha256};
 use webdata_core::store::{IdempotencyBegin, StoredResponse};
 use webdata_core::{validate, ErrorCode, Store};
 
+/// Slack on top of the request timeout before a `running` key counts as
+/// abandoned (clock differences between replicas, the time to record it).
+const ABANDON_MARGIN_MS: i64 = 5_000;
+
 /// What the handler should do.
 pub enum Claim {
     /// Answer with this stored response.
@@ -51,7 +55,7 @@ impl Drop for Held {
             let (store, org, key) = (self.store.clone(), self.org.clone(), self.key.clone());
             tokio::spawn(async move {
                 if let Err(e) = store.idempotency_abandon(&org, &key).await {
-                    tracing::warn!(error = %e, "freeing an idempotency key failed; it frees itself after 5 minutes");
+                    tracing::warn!(error = %e, "freeing an idempotency key failed; it frees itself after the request timeout");
                 }
             });
         }
@@ -79,7 +83,16 @@ pub async fn claim(
     h.update(b"\n");
     h.update(body.to_string().as_bytes());
     let hash = hex::encode(h.finalize());
-    match app.store.idempotency_begin(&caller.org.id, &key, &hash).await? {
+    // Every request ends (or frees its key) within the request timeout, so
+    // a `running` record older than that belongs to a replica that died
+    // (SIGKILL, OOM): a retry takes it over instead of waiting 5 minutes.
+    let abandoned_after_ms = (app.config.request_timeout.as_millis() as i64 + ABANDON_MARGIN_MS)
+        .min(webdata_core::store::ABANDONED_AFTER_MS);
+    match app
+        .store
+        .idempotency_begin_within(&caller.org.id, &key, &hash, abandoned_after_ms)
+        .await?
+    {
         IdempotencyBegin::Proceed => Ok(Claim::Run(Some(Held {
             store: app.store.clone(),
             org: caller.org.id.clone(),

@@ -5,8 +5,6 @@
 //! Usage alerts (`usage.credits_low`, `usage.spend_cap_reached`) are queued
 //! by the store into the same outbox and sent the same way.
 
-use hmac::{Hmac, Mac};
-use sha2::Sha256;
 use std::sync::Arc;
 use std::time::Duration;
 use webdata_core::store::{rfc3339, AttemptOutcome, CrawlEvent, Delivery, NewDelivery};
@@ -19,26 +17,37 @@ pub const MAX_ATTEMPTS: i64 = 8;
 /// The receiver must answer within this.
 pub const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
-/// `t=<unix>,v1=<hex>[,v1=<hex>]` for a body, one `v1` per secret.
-pub fn signature_header(t: i64, body: &[u8], secrets: &[String]) -> String {
-    let mut out = format!("t={t}");
-    for s in secrets {
-        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(s.as_bytes()) else {
-            continue;
-        };
-        mac.update(t.to_string().as_bytes());
-        mac.update(b".");
-        mac.update(body);
-        out.push_str(&format!(",v1={}", hex::encode(mac.finalize().into_bytes())));
-    }
-    out
-}
+/// `t=<unix>,v1=<hex>[,v1=<hex>]` for a body, one `v1` per secret (the
+/// spec's signature; [`webdata_core::signature::verify_signature`] checks it).
+pub use webdata_core::signature::signature_header;
 
 /// Delay before attempt `failed + 1`, after `failed` failed attempts
 /// (10 s doubling, at most 1 h), times `scale`.
 pub fn backoff(failed: i64, scale: f64) -> Duration {
     let secs = (10u64 << (failed.clamp(1, 20) - 1) as u32).min(3600);
     Duration::from_secs_f64(secs as f64 * scale.max(0.0))
+}
+
+/// Why an attempt got no answer, for the dead letter: a timeout says so
+/// (reqwest's own text is only "error sending request for url …").
+fn attempt_error(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return format!(
+            "the receiver did not answer within {} s (timed out)",
+            DELIVERY_TIMEOUT.as_secs()
+        );
+    }
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(e);
+    while let Some(inner) = source {
+        let part = inner.to_string();
+        if !text.contains(&part) {
+            text.push_str(": ");
+            text.push_str(&part);
+        }
+        source = inner.source();
+    }
+    text
 }
 
 /// Short event name of a stored crawl event, if it is sent as a webhook.
@@ -259,7 +268,7 @@ impl Dispatcher {
                     .body(d.body.clone())
                     .send()
                     .await
-                    .map_err(|e| (None, e.to_string()))
+                    .map_err(|e| (None, attempt_error(&e)))
                     .map(|r| r.status().as_u16() as i64)
             }
         };
@@ -291,6 +300,8 @@ impl Dispatcher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use hmac::{Hmac, Mac};
+    use sha2::Sha256;
 
     #[test]
     fn backoff_doubles_from_ten_seconds_to_an_hour() {

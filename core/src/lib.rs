@@ -4,6 +4,7 @@
 pub mod brand;
 pub mod error;
 pub mod shutdown;
+pub mod signature;
 pub mod store;
 pub mod types;
 pub mod validate;

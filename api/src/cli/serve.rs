@@ -206,12 +206,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         let fc_addr = l.local_addr()?;
         let fc_app = crate::firecrawl::root_router(state.clone());
         tokio::spawn(async move {
-            let served = axum::serve(
-                l,
-                fc_app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            )
-            .with_graceful_shutdown(webdata_engine::shutdown::signal())
-            .await;
+            let served = serve_http(l, fc_app).await;
             if let Err(e) = served {
                 tracing::error!(error = %e, "the Firecrawl listener stopped");
             }
@@ -223,12 +218,7 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         None => {
             tracing::info!(%addr, backend = ?state.store.backend(), "webdata listening");
             eprintln!("webdata listening on http://{addr}");
-            axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            )
-            .with_graceful_shutdown(webdata_engine::shutdown::signal())
-            .await?;
+            serve_http(listener, app).await?;
         }
         Some((cert, key)) => {
             let _ = rustls::crypto::ring::default_provider().install_default();
@@ -250,13 +240,82 @@ pub async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             });
             tracing::info!(%addr, backend = ?state.store.backend(), "webdata listening (TLS)");
             eprintln!("webdata listening on https://{addr}");
-            axum_server::from_tcp_rustls(listener.into_std()?, tls)?
+            let mut server = axum_server::from_tcp_rustls(listener.into_std()?, tls)?;
+            server
+                .http_builder()
+                .http1()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT);
+            server
                 .handle(handle)
                 .serve(app.into_make_service_with_connect_info::<std::net::SocketAddr>())
                 .await?;
         }
     }
     let _ = stop_tx.send(true);
+    Ok(())
+}
+
+/// A client must send a whole request head within this, or its connection
+/// is closed (slow-loris clients are shed instead of holding sockets).
+pub const HEADER_READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+/// How long a shutdown waits for open connections to finish.
+const DRAIN_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Serves `app` on `listener` (HTTP/1 and HTTP/2) until a shutdown signal,
+/// like `axum::serve` but with [`HEADER_READ_TIMEOUT`] on HTTP/1 heads
+/// (`axum::serve` sets no timer, so a head trickled byte by byte holds its
+/// connection for ever).
+async fn serve_http(listener: tokio::net::TcpListener, app: axum::Router) -> anyhow::Result<()> {
+    use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+    use tower::{Service, ServiceExt};
+    let mut make = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let mut builder = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+    builder
+        .http1()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEADER_READ_TIMEOUT);
+    builder.http2().enable_connect_protocol();
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let signal = webdata_engine::shutdown::signal();
+    tokio::pin!(signal);
+    loop {
+        let (stream, remote) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(a) => a,
+                Err(e) => {
+                    // Out of file descriptors and the like: back off, keep serving.
+                    tracing::warn!(error = %e, "accepting a connection failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+            _ = &mut signal => break,
+        };
+        let service = match make.call(remote).await {
+            Ok(s) => s,
+            Err(e) => match e {},
+        };
+        let service = hyper_util::service::TowerToHyperService::new(service.map_request(
+            |req: axum::http::Request<hyper::body::Incoming>| req.map(axum::body::Body::new),
+        ));
+        let conn = builder
+            .serve_connection_with_upgrades(TokioIo::new(stream), service)
+            .into_owned();
+        let conn = graceful.watch(conn);
+        tokio::spawn(async move {
+            if let Err(e) = conn.await {
+                tracing::trace!(error = %e, "connection ended with an error");
+            }
+        });
+    }
+    drop(listener);
+    if tokio::time::timeout(DRAIN_TIMEOUT, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!("open connections did not finish within the drain timeout");
+    }
     Ok(())
 }
 

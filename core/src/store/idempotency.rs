@@ -38,6 +38,21 @@ impl Store {
         key: &str,
         request_hash: &str,
     ) -> StoreResult<IdempotencyBegin> {
+        self.idempotency_begin_within(org_id, key, request_hash, ABANDONED_AFTER_MS)
+            .await
+    }
+
+    /// Like [`Store::idempotency_begin`], with a `running` record older than
+    /// `abandoned_after_ms` taken as abandoned: a replica that bounds every
+    /// request by a timeout passes that timeout (plus a margin), so a retry
+    /// after a crash runs again once no live request can still hold the key.
+    pub async fn idempotency_begin_within(
+        &self,
+        org_id: &str,
+        key: &str,
+        request_hash: &str,
+        abandoned_after_ms: i64,
+    ) -> StoreResult<IdempotencyBegin> {
         let now = now_ms();
         // Expired or abandoned records make way for the new request.
         sqlx::query(
@@ -47,7 +62,7 @@ impl Store {
         .bind(org_id)
         .bind(key)
         .bind(now - REPLAY_WINDOW_MS)
-        .bind(now - ABANDONED_AFTER_MS)
+        .bind(now - abandoned_after_ms)
         .execute(self.pool())
         .await?;
         let inserted = sqlx::query(
@@ -73,7 +88,13 @@ impl Store {
         .await?;
         let Some(row) = row else {
             // Deleted between our insert and read: the other request failed.
-            return Box::pin(self.idempotency_begin(org_id, key, request_hash)).await;
+            return Box::pin(self.idempotency_begin_within(
+                org_id,
+                key,
+                request_hash,
+                abandoned_after_ms,
+            ))
+            .await;
         };
         let hash: String = row.try_get("request_hash")?;
         let state: String = row.try_get("state")?;

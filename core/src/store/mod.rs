@@ -28,7 +28,7 @@ pub use crawl::{
     CrawlEvent, CrawlRow, CrawlStatus, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite, Placement,
     PoolBacklog,
 };
-pub use idempotency::{IdempotencyBegin, StoredResponse, REPLAY_WINDOW_MS};
+pub use idempotency::{IdempotencyBegin, StoredResponse, ABANDONED_AFTER_MS, REPLAY_WINDOW_MS};
 pub use usage::{
     AlertSettings, DayUsage, FailureCount, LedgerFilter, LedgerRow, RequestRecord, DAY_MS,
 };
@@ -193,7 +193,21 @@ impl Store {
     pub(crate) async fn begin_write(&self) -> StoreResult<sqlx::Transaction<'static, sqlx::Any>> {
         match self.backend {
             Backend::Postgres => Ok(self.writer.begin().await?),
-            Backend::Sqlite => Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?),
+            Backend::Sqlite => match self.writer.begin_with("BEGIN IMMEDIATE").await {
+                Err(sqlx::Error::InvalidSavePointStatement) => {
+                    // A COMMIT or ROLLBACK that failed (disk full, I/O
+                    // error: SQLite rolls back by itself) leaves sqlx's
+                    // transaction depth at 1 on the one writer connection,
+                    // and it refuses every later BEGIN for ever. Close that
+                    // connection; the pool opens a fresh one.
+                    tracing::warn!("the SQLite writer connection was left inside a failed transaction; reopening it");
+                    if let Ok(conn) = self.writer.acquire().await {
+                        let _ = conn.close().await;
+                    }
+                    Ok(self.writer.begin_with("BEGIN IMMEDIATE").await?)
+                }
+                other => Ok(other?),
+            },
         }
     }
 
