@@ -23,14 +23,60 @@ pub fn pdf_to_text(bytes: &[u8]) -> Result<String, PdfError> {
             MAX_PDF_BYTES >> 20
         )));
     }
-    let joined = std::panic::catch_unwind(|| pdf_extract::extract_text_from_mem(bytes))
-        .map_err(|_| PdfError::Unreadable("the parser gave up on this file".into()))?
-        .map_err(|e| PdfError::Unreadable(e.to_string()))?;
+    let joined = std::panic::catch_unwind(|| extract_text(bytes))
+        .map_err(|_| PdfError::Unreadable("the parser gave up on this file".into()))??;
     let text = tidy(&joined);
     if text.split_whitespace().next().is_none() {
         return Err(PdfError::NoText);
     }
     Ok(text)
+}
+
+/// `pdf_extract::extract_text_from_mem`, with the page tree checked first:
+/// pdf-extract looks up inherited page attributes (`MediaBox`, `Resources`)
+/// by following `/Parent` until it finds them, forever when the chain loops
+/// (found by fuzzing: a hostile PDF held a blocking thread for good).
+fn extract_text(bytes: &[u8]) -> Result<String, PdfError> {
+    use pdf_extract::{Document, PlainTextOutput};
+    let unreadable = |e: &dyn std::fmt::Display| PdfError::Unreadable(e.to_string());
+    let mut doc = Document::load_mem(bytes).map_err(|e| unreadable(&e))?;
+    if doc.is_encrypted() {
+        // What pdf-extract does: try the empty user password.
+        doc.decrypt("").map_err(|e| unreadable(&e))?;
+    }
+    if has_parent_cycle(&doc) {
+        return Err(PdfError::Unreadable(
+            "the page tree's /Parent links form a cycle".into(),
+        ));
+    }
+    let mut text = String::new();
+    pdf_extract::output_doc(&doc, &mut PlainTextOutput::new(&mut text))
+        .map_err(|e| unreadable(&e))?;
+    Ok(text)
+}
+
+/// Whether following `/Parent` from some page (the way pdf-extract looks up
+/// inherited attributes) comes back to an object already passed.
+fn has_parent_cycle(doc: &pdf_extract::Document) -> bool {
+    let mut seen = std::collections::HashSet::new();
+    doc.get_pages().into_values().any(|page| {
+        seen.clear();
+        let mut id = page;
+        loop {
+            if !seen.insert(id) {
+                return true;
+            }
+            let parent = doc
+                .get_dictionary(id)
+                .ok()
+                .and_then(|d| d.get(b"Parent").ok())
+                .and_then(|p| p.as_reference().ok());
+            match parent {
+                Some(next) => id = next,
+                None => return false,
+            }
+        }
+    })
 }
 
 /// Collapses runs of spaces and more than one blank line.
@@ -103,6 +149,31 @@ mod tests {
         let text = pdf_to_text(&pdf).expect("text");
         assert!(text.contains("Quarterly report (draft)"), "{text:?}");
         assert!(text.contains("Revenue grew by 12 percent."), "{text:?}");
+    }
+
+    /// Fuzzing found it (fuzz/seeds/pdf/crash_parent_cycle.pdf): a page that
+    /// is its own `/Parent` and has no `MediaBox` sent pdf-extract's lookup
+    /// of inherited attributes round the loop forever.
+    #[test]
+    fn a_page_tree_that_loops_is_unreadable_not_a_hang() {
+        let pdf = simple_pdf(&["x"]);
+        let page = b"/Parent 2 0 R /MediaBox [0 0 612 792]";
+        let at = pdf
+            .windows(page.len())
+            .position(|w| w == page)
+            .expect("page object");
+        // Same length, so the xref offsets stay right.
+        let mut looped = pdf.clone();
+        looped[at..at + page.len()]
+            .copy_from_slice(format!("{:<1$}", "/Parent 3 0 R", page.len()).as_bytes());
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(pdf_to_text(&looped).map_err(|e| e.to_string())));
+        let got = rx
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .expect("pdf_to_text returned (no endless /Parent walk)");
+        assert!(got.as_ref().is_err_and(|e| e.contains("cycle")), "{got:?}");
+        // The same file with its tree intact still reads.
+        assert_eq!(pdf_to_text(&pdf).expect("text"), "x");
     }
 
     #[test]

@@ -35,8 +35,12 @@ pub fn normalize(url: &Url) -> Url {
     if let Some(Host::Domain(host)) = out.host() {
         if host.len() > 1 && host.ends_with('.') {
             let trimmed = host.trim_end_matches('.').to_owned();
-            // Cannot fail for a name the parser already accepted; keep the original if it does.
-            let _ = out.set_host(Some(&trimmed));
+            // Keep the original if the parser refuses the name, or reads it
+            // as another host: `0xa..` is a name, `0xa` the IPv4 0.0.0.10.
+            let mut cut = out.clone();
+            if cut.set_host(Some(&trimmed)).is_ok() && matches!(cut.host(), Some(Host::Domain(_))) {
+                out = cut;
+            }
         }
     }
 
@@ -90,7 +94,8 @@ pub fn dedup_key_of_normalized(url: &Url) -> String {
 }
 
 /// Decodes percent-escapes of unreserved characters and uppercases the others;
-/// malformed escapes (`%zz`, a `%` at the end) are left as they are.
+/// malformed escapes (`%zz`, a `%` at the end) are left as they are, and so
+/// is an escape whose decoding would make one of them a valid escape.
 pub fn normalize_percent_escapes(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
@@ -101,7 +106,12 @@ pub fn normalize_percent_escapes(s: &str) -> String {
             if let (Some(hi), Some(lo)) = (hex_value(bytes[i + 1]), hex_value(bytes[i + 2])) {
                 out.push_str(&s[plain_start..i]);
                 let byte = hi * 16 + lo;
-                if is_unreserved(byte) {
+                // A decoded hex digit right after a stray `%` (`%e%38`) would
+                // spell a new escape (`%e8`): another URL, and not a fixed point.
+                let tail = out.as_bytes();
+                let joins_stray = byte.is_ascii_hexdigit()
+                    && (tail.last() == Some(&b'%') || tail.iter().rev().nth(1) == Some(&b'%'));
+                if is_unreserved(byte) && !joins_stray {
                     out.push(char::from(byte));
                 } else {
                     out.push('%');
@@ -215,6 +225,43 @@ mod tests {
 
     fn norm(s: &str) -> String {
         normalize(&u(s)).to_string()
+    }
+
+    /// Fuzzing found it (fuzz/seeds/urlnorm/crash_stray_percent.txt): `%e%38`
+    /// decoded `%38` to `8` and so spelled `%e8`, an escape of another byte;
+    /// a second normalisation then gave `%E8`, another dedup key.
+    /// Fuzzing found it (fuzz/seeds/urlnorm/crash_dotted_numeric_host.txt):
+    /// dropping the dots of the name `0xa..` made it the IPv4 `0.0.0.10`,
+    /// another site than the URL's own.
+    #[test]
+    fn dropping_trailing_dots_never_turns_a_name_into_an_ip() {
+        for raw in ["https://0xa../x", "http://1.2.3.4../", "http://012../"] {
+            let url = u(raw);
+            let n = normalize(&url);
+            assert!(matches!(n.host(), Some(Host::Domain(_))), "{raw} -> {n}");
+            assert!(same_site(&url, &n, false), "{raw} -> {n}");
+            assert_eq!(normalize(&n), n);
+        }
+        assert_eq!(norm("https://Example.COM../a"), "https://example.com/a");
+    }
+
+    #[test]
+    fn decoding_never_joins_a_stray_percent_into_a_new_escape() {
+        for (raw, want) in [
+            ("/%e%38", "/%e%38"),
+            ("/%%41%42", "/%%41B"),
+            ("/%4%31", "/%4%31"),
+            ("/%zz%41", "/%zzA"),
+            ("/100%%7e", "/100%~"),
+        ] {
+            let once = normalize_percent_escapes(raw);
+            assert_eq!(once, want, "{raw}");
+            assert_eq!(normalize_percent_escapes(&once), once, "{raw}");
+        }
+        let url = u("http://example.com/Euser/%e%38:%a?x=%e%37");
+        let n = normalize(&url);
+        assert_eq!(n.as_str(), "http://example.com/Euser/%e%38:%a?x=%e%37");
+        assert_eq!(normalize(&n), n);
     }
 
     #[test]
