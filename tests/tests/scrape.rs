@@ -28,6 +28,13 @@ const BOT_WALL: &str = r#"<!doctype html><html><head><title>Just a moment...</ti
 <body><div id="cf-challenge-running">Checking your browser before accessing the site.</div>
 <p>Verify you are human</p><iframe src="https://challenges.cloudflare.com/x"></iframe></body></html>"#;
 
+/// A 96-word blog post whose comment form carries a reCAPTCHA widget: a page, not a wall.
+const CAPTCHA_POST: &str =
+    include_str!("../../worker/content/tests/botwall/article/en_short_blog_recaptcha.html");
+/// Cloudflare's managed challenge (Turnstile), served with 403.
+const CF_CHALLENGE: &str =
+    include_str!("../../worker/content/tests/botwall/challenge/cf_managed_turnstile.html");
+
 const SOFT_404: &str = r#"<!doctype html><html><head><title>Page not found</title></head>
 <body><main><h1>404 - Page not found</h1><p>Sorry, the page you are looking for does not exist.</p></main></body></html>"#;
 
@@ -98,6 +105,8 @@ async fn site() -> Site {
             .route("/artikel/herbst", get(|| async { Html(ARTICLE) }))
             .route("/spa", get(|| async { Html(SPA_SHELL) }))
             .route("/bot", get(|| async { Html(BOT_WALL) }))
+            .route("/captcha-post", get(|| async { Html(CAPTCHA_POST) }))
+            .route("/cf-403", get(|| async { (StatusCode::FORBIDDEN, Html(CF_CHALLENGE)) }))
             .route("/soft404", get(|| async { Html(SOFT_404) }))
             .route("/login", get(|| async { Html(LOGIN_WALL) }))
             .route("/long", get(move || { let l = long.clone(); async move { Html(l) } }))
@@ -387,6 +396,27 @@ async fn quality_issues_and_what_they_cost() {
     assert!(login.json["data"]["quality"]["reason"].as_str().is_some());
     let bot = s.post("/v1/scrape", json!({"url": site.url("/bot")})).await;
     bot.assert_error(502, "blocked_by_site");
+    s.post("/v1/scrape", json!({"url": site.url("/cf-403")}))
+        .await
+        .assert_error(502, "blocked_by_site");
+    // A captcha widget in a short post's comment form does not refuse the page.
+    let post = s
+        .post("/v1/scrape", json!({"url": site.url("/captcha-post")}))
+        .await;
+    assert_eq!(post.status, 200, "{}", post.text);
+    assert!(
+        post.json["data"]["markdown"]
+            .as_str()
+            .expect("md")
+            .contains("dahlia tubers"),
+        "{}",
+        post.text
+    );
+    assert!(
+        !issues(&post).contains(&"bot_wall".to_string()),
+        "{}",
+        post.text
+    );
     let err = s
         .post("/v1/scrape", json!({"url": site.url("/server-error")}))
         .await;
@@ -443,8 +473,9 @@ async fn quality_issues_and_what_they_cost() {
     s.post("/v1/scrape", json!({"url": site.url("/broken.pdf")}))
         .await
         .assert_error(415, "unsupported_content");
-    // Charged: spa (thin but returned), soft404 page, json, text, pdf = 5; not: login, bot, 500, png, broken pdf.
-    assert_eq!(s.credits().await, 1000 - 5);
+    // Charged: spa (thin but returned), soft404 page, captcha post, json, text, pdf = 6;
+    // not: login, bot, cf-403, 500, png, broken pdf.
+    assert_eq!(s.credits().await, 1000 - 6);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

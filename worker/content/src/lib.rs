@@ -29,7 +29,7 @@ pub use chunks::{chunk_markdown, count_tokens, truncate_to_tokens, CHUNK_SIZE_RA
 /// html5ever behind the depth guard: what every html5ever parse of a page
 /// goes through (`includeTags`/`excludeTags` here, brand in the engine).
 pub use parse::parse_document as parse_html;
-pub use quality::{assess, needs_render, QualitySignals, THIN_WORDS};
+pub use quality::{assess, bot_wall, needs_render, QualitySignals, THIN_WORDS};
 
 use dom::{count_text, Dom, Resolver};
 use main_content::{select, Rules};

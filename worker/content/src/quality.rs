@@ -33,9 +33,20 @@ pub struct QualitySignals {
     pub app_root_empty: bool,
     /// A `<noscript>` asking to enable JavaScript.
     pub noscript_requires_js: bool,
-    /// The first bot-challenge marker seen (attribute, URL, title, or a phrase
-    /// of the text; phrases are only searched below 300 main-content words).
+    /// The first captcha or anti-bot marker seen in the markup (a widget's
+    /// class or id, a captcha or challenge script/iframe URL). Weak: normal
+    /// pages carry these in comment, contact and newsletter forms.
     pub bot_marker: Option<&'static str>,
+    /// The first marker that only a challenge interstitial carries (the
+    /// vendors' challenge form and container ids, the challenge bootstrap
+    /// code, a captcha iframe that fills the page).
+    pub challenge_marker: Option<&'static str>,
+    /// The title is a vendor interstitial's title ("Just a moment...",
+    /// "Attention Required!", "Access Denied", ...).
+    pub challenge_title: Option<&'static str>,
+    /// A challenge phrase of the text ("verify you are human", ...;
+    /// searched below 300 main-content words).
+    pub challenge_phrase: Option<&'static str>,
     /// Characters inside cookie/consent containers.
     pub consent_chars: usize,
     /// The page talks about cookies or consent (searched below 300 words).
@@ -58,17 +69,17 @@ const APP_ROOT_IDS: &[&str] = &[
     "app-root",
     "main-app",
 ];
+/// Class or id of a captcha widget: on walls, and on comment or contact forms.
 const BOT_ATTRS: &[&str] = &[
-    "cf-challenge",
-    "challenge-form",
-    "challenge-running",
     "cf-turnstile",
-    "cf-browser-verification",
     "g-recaptcha",
     "h-captcha",
-    "px-captcha",
     "captcha-container",
+    "captcha-form",
 ];
+/// Script or iframe URLs of captcha and anti-bot services: on walls, and on
+/// normal pages (widgets, Cloudflare's injected `challenge-platform` script,
+/// sensors).
 const BOT_URLS: &[&str] = &[
     "challenges.cloudflare.com",
     "/cdn-cgi/challenge-platform",
@@ -78,19 +89,68 @@ const BOT_URLS: &[&str] = &[
     "captcha-delivery.com",
     "perimeterx",
     "px-cloud.net",
+    "px-cdn.net",
+    "awswaf.com",
 ];
+/// Class or id that only a challenge interstitial has (Cloudflare's
+/// challenge form and stage, its block page, PerimeterX's press-and-hold
+/// box, Akamai's crypto challenge, Distil/Imperva's captcha form).
+const CHALLENGE_ATTRS: &[&str] = &[
+    "challenge-form",
+    "challenge-running",
+    "challenge-stage",
+    "challenge-body-text",
+    "cf-challenge",
+    "cf-browser-verification",
+    "cf-error-details",
+    "cf-captcha-container",
+    "px-captcha",
+    "sec-cpt-if",
+    "sec-if-cpt-container",
+    "distilcaptchaform",
+    "distilidentificationblock",
+    "ddg-captcha",
+];
+/// Script or iframe URLs that only a challenge interstitial loads.
+const CHALLENGE_URLS: &[&str] = &[
+    "captcha-delivery.com/captcha",
+    "/_sec/cp_challenge/",
+    "/.well-known/ddos-guard/",
+    "/.well-known/vercel/security/",
+    "/orchestrate/chl_page",
+    "/orchestrate/managed/",
+    "/orchestrate/jsch/",
+    "/orchestrate/captcha/",
+    "/distil_r_",
+];
+/// Inline code of a challenge's bootstrap script.
+/// (case-sensitive identifiers).
+const CHALLENGE_CODE: &[&str] = &["_cf_chl_opt", "sucuri_cloudproxy_js", "pxCaptchaSrc"];
+/// Titles of vendor interstitials (several languages); a page titled so
+/// is a wall only with other evidence (see [`bot_wall`]).
 const BOT_TITLES: &[&str] = &[
     "just a moment",
+    "nur einen moment",
+    "un instant",
+    "un momento",
+    "einen moment bitte",
     "attention required",
     "access denied",
+    "access to this page has been denied",
     "security check",
+    "sicherheitsüberprüfung",
     "are you a robot",
     "robot check",
     "pardon our interruption",
-    "captcha",
     "verify you are human",
+    "human verification",
     "ddos-guard",
     "one more step",
+    "checking your browser",
+    "you are being redirected",
+    "security checkpoint",
+    "challenge validation",
+    "website firewall",
 ];
 const BOT_PHRASES: &[&str] = &[
     "verify you are human",
@@ -258,19 +318,24 @@ pub fn signals(
                     s.scripts += 1;
                     if let Some(src) = dom.attr(i, "src") {
                         s.external_scripts += 1;
-                        note_bot(&mut s, src, BOT_URLS);
+                        note_url(&mut s, src);
                     } else {
                         let raw = dom.text_of_raw(i);
                         s.script_bytes += raw.len();
-                        if raw.contains("_cf_chl_opt") {
-                            s.bot_marker.get_or_insert("_cf_chl_opt");
+                        if s.challenge_marker.is_none() {
+                            s.challenge_marker =
+                                CHALLENGE_CODE.iter().copied().find(|m| raw.contains(m));
                         }
                     }
                 }
             }
             Tag::Iframe => {
                 if let Some(src) = dom.attr(i, "src") {
-                    note_bot(&mut s, src, BOT_URLS);
+                    note_url(&mut s, src);
+                    // Incapsula's incident page is one iframe of its resource.
+                    if contains_ignore_case(src, "_incapsula_resource") {
+                        s.challenge_marker.get_or_insert("_Incapsula_Resource");
+                    }
                 }
             }
             Tag::Noscript => {
@@ -291,7 +356,12 @@ pub fn signals(
         }
         for v in [common.class, common.id] {
             if !v.is_empty() {
-                note_bot(&mut s, v, BOT_ATTRS);
+                if s.bot_marker.is_none() {
+                    s.bot_marker = find_marker(v, BOT_ATTRS);
+                }
+                if s.challenge_marker.is_none() {
+                    s.challenge_marker = find_marker(v, CHALLENGE_ATTRS);
+                }
             }
         }
         let mount = APP_ROOT_IDS.contains(&common.id)
@@ -313,12 +383,11 @@ pub fn signals(
     }
 
     let title = title.unwrap_or("").to_lowercase();
-    if let Some(m) = BOT_TITLES.iter().find(|m| title.contains(*m)) {
-        s.bot_marker.get_or_insert(m);
+    // An interstitial's title is the vendor's phrase, maybe with a site name.
+    if title.split_whitespace().count() <= 8 {
+        s.challenge_title = BOT_TITLES.iter().copied().find(|m| title.contains(m));
     }
-    if let Some(m) = BOT_PHRASES.iter().find(|m| sample.contains(*m)) {
-        s.bot_marker.get_or_insert(m);
-    }
+    s.challenge_phrase = BOT_PHRASES.iter().copied().find(|m| sample.contains(m));
     s.cookie_terms = COOKIE_TERMS.iter().any(|t| sample.contains(t));
     s.login_terms = LOGIN_TERMS
         .iter()
@@ -327,12 +396,20 @@ pub fn signals(
     s
 }
 
-fn note_bot(s: &mut QualitySignals, haystack: &str, markers: &[&'static str]) {
+fn find_marker(haystack: &str, markers: &[&'static str]) -> Option<&'static str> {
+    markers
+        .iter()
+        .copied()
+        .find(|m| contains_ignore_case(haystack, m))
+}
+
+/// Notes a script or iframe URL: a captcha/anti-bot service, or a challenge.
+fn note_url(s: &mut QualitySignals, url: &str) {
     if s.bot_marker.is_none() {
-        s.bot_marker = markers
-            .iter()
-            .copied()
-            .find(|m| contains_ignore_case(haystack, m));
+        s.bot_marker = find_marker(url, BOT_URLS);
+    }
+    if s.challenge_marker.is_none() {
+        s.challenge_marker = find_marker(url, CHALLENGE_URLS);
     }
 }
 
@@ -365,6 +442,49 @@ pub fn needs_render(s: &QualitySignals) -> Option<&'static str> {
     None
 }
 
+/// HTTP statuses challenge interstitials are served with.
+const CHALLENGE_STATUSES: &[u16] = &[403, 405, 429, 503];
+
+/// Main-content words beside which a page is not a challenge, whatever it
+/// embeds: a short article is 80-150 words.
+const WALL_MAX_WORDS: usize = 300;
+/// Main-content words of a page that is nothing but a challenge: a
+/// challenge at HTTP 200 without a vendor's structure is a wall only this bare.
+const BARE_WORDS: usize = 40;
+
+/// Whether the page *is* a bot challenge (then it is refused with
+/// `blocked_by_site`), and the evidence. A captcha widget, an anti-bot
+/// script or a phrase inside a readable page is never enough; it takes:
+/// - a challenge interstitial's own structure (challenge form or container
+///   ids, the challenge bootstrap code, a page-filling captcha iframe) on a
+///   page with almost no text, or with little text and a challenge status
+///   (403/405/429/503) or a vendor interstitial title; or
+/// - a challenge status with a captcha marker or a vendor title, little
+///   text (under 300 words) and no sign-in form; or
+/// - at HTTP 200, a captcha marker with a vendor title or a challenge
+///   phrase on a bare page (under 40 words) that is not a sign-in form.
+pub fn bot_wall(s: &QualitySignals, status: u16) -> Option<&'static str> {
+    if s.main_words >= WALL_MAX_WORDS {
+        return None;
+    }
+    let challenge_status = CHALLENGE_STATUSES.contains(&status);
+    if let Some(m) = s.challenge_marker {
+        if s.main_words < BARE_WORDS || challenge_status || s.challenge_title.is_some() {
+            return Some(m);
+        }
+    }
+    if challenge_status && !s.password_field {
+        if let Some(m) = s.bot_marker.or(s.challenge_title) {
+            return Some(m);
+        }
+    }
+    let bare = s.main_words < BARE_WORDS && !s.password_field;
+    match (s.bot_marker, s.challenge_title.or(s.challenge_phrase)) {
+        (Some(_), Some(m)) if bare => Some(m),
+        _ => None,
+    }
+}
+
 /// A cookie/consent layer dominates a page that has little else.
 fn is_cookie_wall(s: &QualitySignals) -> bool {
     let dominant = s.consent_chars > 0 && s.consent_chars * 10 >= s.body_chars * 4;
@@ -382,7 +502,7 @@ fn is_cookie_wall(s: &QualitySignals) -> bool {
 /// `escalations` is left empty for the caller; `reason` names the worst issue.
 pub fn assess(s: &QualitySignals, status: u16) -> Quality {
     let mut issues: Vec<(QualityIssue, f64, String)> = Vec::new();
-    if let Some(m) = s.bot_marker.filter(|_| s.main_words < 150) {
+    if let Some(m) = bot_wall(s, status) {
         issues.push((QualityIssue::BotWall, 0.1, format!("bot challenge ({m})")));
     }
     if (200..300).contains(&status) && s.not_found_title && s.main_words < 300 {

@@ -195,11 +195,11 @@ fn score_follows_the_documented_formula() {
     let mid = assess(&words(300), 200).score;
     assert!(mid > 0.85 && mid < 0.95, "{mid}");
     let mut bot = words(20);
-    bot.bot_marker = Some("captcha");
+    bot.challenge_marker = Some("challenge-form");
     let q = assess(&bot, 200);
     assert!(q.score < assess(&words(20), 200).score);
     assert_eq!(q.issues, vec![BotWall, ThinContent]);
-    assert_eq!(q.reason.as_deref(), Some("bot challenge (captcha)"));
+    assert_eq!(q.reason.as_deref(), Some("bot challenge (challenge-form)"));
     assert!(q.escalations.is_empty());
 }
 
