@@ -12,7 +12,7 @@ OWNER_EMAIL ?= owner@webdata.local
 TLS ?=
 SCHEME := $(if $(TLS),https,http)
 
-.PHONY: run test deps lint bench bench-extraction bench-sweep bench-compare
+.PHONY: run test deps lint fuzz bench bench-extraction bench-sweep bench-compare bench-load fuzz-contract
 
 run:
 	@# The binary is wherever cargo put it (CARGO_TARGET_DIR, a .cargo/config
@@ -60,6 +60,12 @@ lint:
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	bash scripts/check-layout.sh
 
+# Parser fuzzing (cargo-fuzz, nightly): every target in fuzz/ for
+# FUZZ_SECONDS each (default 60; `make fuzz FUZZ_SECONDS=600`), one after
+# another; prints executions and seconds per target. See scripts/fuzz.sh.
+fuzz:
+	@bash scripts/fuzz.sh
+
 test: deps
 	@bash scripts/test.sh
 
@@ -104,3 +110,18 @@ bench-sweep:
 # crates come from crates.io. See bench/crawl-compare/run.sh.
 bench-compare:
 	bash bench/crawl-compare/run.sh
+
+# Ten minutes of sustained mixed load on SQLite, then on PostgreSQL (loopback
+# only; DURATION=seconds per store, USERS=clients); figures go in
+# docs/reliability.md.
+bench-load:
+	bash bench/load/run.sh
+
+# The long contract-fuzzing run: schemathesis against /v1/openapi.json for
+# CONTRACT_SECONDS (default 1800), stateless and stateful, egress closed to all
+# but a loopback test site (a bounded run is part of `make test`).
+CONTRACT_SECONDS ?= 1800
+fuzz-contract: deps
+	$(CARGO) build --bin webdata
+	WEBDATA_BIN=$$($(CARGO) metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/debug/webdata \
+		.venv/bin/python tests/contract/contract.py --max-time $(CONTRACT_SECONDS)
