@@ -348,3 +348,35 @@ async fn a_page_filled_in_after_load_comes_back_complete_without_wait_for() {
         d["quality"]
     );
 }
+
+/// A host name pinned with `WEBDATA_RESOLVE` renders in the browser as it
+/// fetches: the browser's requests resolve through the same pinned names
+/// (before, the render proxy asked the system's DNS and answered 502
+/// "could not resolve"; the long contract-fuzzing run found it).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pinned_host_name_renders_in_the_browser() {
+    let site = site().await;
+    let port = site.base.rsplit(':').next().expect("port").to_string();
+    let s = Server::start_with(
+        ServerOptions::new(Db::Sqlite).env("WEBDATA_RESOLVE", "pinned.test=127.0.0.2"),
+    )
+    .await;
+    let url = format!("http://pinned.test:{port}/tall");
+    let fetched = s.post("/v1/scrape", json!({"url": url, "tier": "fetch"})).await;
+    assert_eq!(fetched.status, 200, "{}", fetched.text);
+    let rendered = s
+        .post(
+            "/v1/scrape",
+            json!({"url": url, "formats": ["markdown", "screenshot"]}),
+        )
+        .await;
+    assert_eq!(rendered.status, 200, "{}", rendered.text);
+    assert_eq!(rendered.json["data"]["tier"], "render");
+    assert!(
+        rendered.json["data"]["markdown"]
+            .as_str()
+            .is_some_and(|m| m.contains("Tall page")),
+        "{}",
+        rendered.text
+    );
+}

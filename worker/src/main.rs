@@ -87,9 +87,15 @@ async fn run(args: Args) -> Result<(), String> {
     let resolver =
         webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
             .map_err(|e| format!("WEBDATA_RESOLVE: {e}"))?;
-    let browser =
-        webdata_engine::render::start_from_env(guard.clone(), args.webdriver_url.as_deref()).await;
-    let engine = webdata_engine::Engine::with_resolver(guard, std::sync::Arc::new(resolver))
+    let resolver: std::sync::Arc<dyn webdata_engine::guard::Resolve> =
+        std::sync::Arc::new(resolver);
+    // The browser's requests resolve through the same pinned names as fetches.
+    let browser = webdata_engine::render::start_from_env(
+        guard.clone().with_resolver(resolver.clone()),
+        args.webdriver_url.as_deref(),
+    )
+    .await;
+    let engine = webdata_engine::Engine::with_resolver(guard, resolver)
         .map_err(|e| e.to_string())?
         .with_browser(browser.clone());
     let host = std::env::var("HOSTNAME").unwrap_or_else(|_| "worker".into());

@@ -115,10 +115,15 @@ pub(crate) async fn build(args: &ServeArgs, listen_url: Option<String>) -> anyho
     let resolver =
         webdata_engine::guard::OverrideResolver::parse(args.resolve.as_deref().unwrap_or_default())
             .map_err(|e| anyhow::anyhow!("WEBDATA_RESOLVE: {e}"))?;
-    let engine = webdata_engine::Engine::with_resolver(guard.clone(), Arc::new(resolver))
+    let resolver: Arc<dyn webdata_engine::guard::Resolve> = Arc::new(resolver);
+    let engine = webdata_engine::Engine::with_resolver(guard.clone(), resolver.clone())
         .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let browser =
-        webdata_engine::render::start_from_env(guard, args.webdriver_url.as_deref()).await;
+    // The browser's requests resolve through the same pinned names as fetches.
+    let browser = webdata_engine::render::start_from_env(
+        guard.with_resolver(resolver),
+        args.webdriver_url.as_deref(),
+    )
+    .await;
     let engine = engine.with_browser(browser);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
     let kube_mode =
