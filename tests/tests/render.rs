@@ -362,7 +362,9 @@ async fn a_pinned_host_name_renders_in_the_browser() {
     )
     .await;
     let url = format!("http://pinned.test:{port}/tall");
-    let fetched = s.post("/v1/scrape", json!({"url": url, "tier": "fetch"})).await;
+    let fetched = s
+        .post("/v1/scrape", json!({"url": url, "tier": "fetch"}))
+        .await;
     assert_eq!(fetched.status, 200, "{}", fetched.text);
     let rendered = s
         .post(
