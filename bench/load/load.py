@@ -47,6 +47,9 @@ import urllib.parse
 
 import aiohttp
 
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "crawl-compare"))
+from cli_vs_api import start_serve  # noqa: E402  (starts serve, drains its log)
+
 TICK = os.sysconf("SC_CLK_TCK")
 ADMIN = "load-admin-token"
 
@@ -215,18 +218,6 @@ async def sampler(pid: int, t0: float, deadline: float, out: list) -> None:
     while time.monotonic() < deadline:
         out.append({"t": round(time.monotonic() - t0), **sample(pid)})
         await asyncio.sleep(5)
-
-
-def start_serve(binary: str, env: dict) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([binary, "serve"], env=env, stderr=subprocess.PIPE, text=True)
-    base = None
-    for line in proc.stderr:
-        if line.startswith("webdata listening on "):
-            base = line.split()[-1]
-            break
-    assert base, "webdata serve did not start"
-    subprocess.Popen(["cat"], stdin=proc.stderr, stdout=subprocess.DEVNULL)
-    return proc, base
 
 
 async def admin(s: aiohttp.ClientSession, base: str, method: str, path: str, body=None) -> dict:

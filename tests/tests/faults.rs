@@ -147,6 +147,12 @@ fn hostile_handler(bomb: Arc<Vec<u8>>) -> Handler {
         let bomb = bomb.clone();
         Box::pin(async move {
             let ok_head = "HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\n";
+            // Malformed answers, written as they are and closed.
+            if let Some(bytes) = malformed(&path) {
+                let _ = stream.write_all(bytes).await;
+                let _ = stream.shutdown().await;
+                return;
+            }
             match path.as_str() {
                 // The whole answer, status line included, one byte a second.
                 "/trickle-head" => {
@@ -204,39 +210,6 @@ fn hostile_handler(bomb: Arc<Vec<u8>>) -> Handler {
                         "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                     );
                     let _ = stream.write_all(answer.as_bytes()).await;
-                    let _ = stream.shutdown().await;
-                }
-                // HTTP/0.9: no status line, no headers, just the body.
-                "/http09" => {
-                    let _ = stream
-                        .write_all(
-                            b"<html><body><p>HTTP/0.9 has no status line.</p></body></html>\n",
-                        )
-                        .await;
-                    let _ = stream.shutdown().await;
-                }
-                "/no-colon" => {
-                    let _ = stream
-                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nThis header line has no colon\r\nContent-Length: 5\r\n\r\nhello")
-                        .await;
-                    let _ = stream.shutdown().await;
-                }
-                "/bad-status" => {
-                    let _ = stream
-                        .write_all(b"HTTP/1.1 2OO OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello")
-                        .await;
-                    let _ = stream.shutdown().await;
-                }
-                "/ctl-in-header" => {
-                    let _ = stream
-                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Bad: a\x00b\x01c\r\nContent-Length: 5\r\n\r\nhello")
-                        .await;
-                    let _ = stream.shutdown().await;
-                }
-                "/bad-length" => {
-                    let _ = stream
-                        .write_all(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello")
-                        .await;
                     let _ = stream.shutdown().await;
                 }
                 _ => {
@@ -1164,4 +1137,17 @@ async fn sqlite_disk_full_answers_internal_with_retry_and_recovers() {
         "sqlite disk full: filled {filled} bytes; {failures} answers 500 internal (retry_after_ms {}); recovered; integrity ok; {ok} scrapes charged {ok}",
         first_failure.json["error"]["retry_after_ms"]
     );
+}
+
+/// The malformed answers of the hostile target, by path.
+fn malformed(path: &str) -> Option<&'static [u8]> {
+    Some(match path {
+        // HTTP/0.9: no status line, no headers, just the body.
+        "/http09" => b"<html><body><p>HTTP/0.9 has no status line.</p></body></html>\n",
+        "/no-colon" => b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nThis header line has no colon\r\nContent-Length: 5\r\n\r\nhello",
+        "/bad-status" => b"HTTP/1.1 2OO OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\n\r\nhello",
+        "/ctl-in-header" => b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nX-Bad: a\x00b\x01c\r\nContent-Length: 5\r\n\r\nhello",
+        "/bad-length" => b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 5\r\nContent-Length: 7\r\n\r\nhello",
+        _ => return None,
+    })
 }
