@@ -117,6 +117,52 @@ impl CreditHold {
         self.metrics.add("credits_charged", charged.max(0) as u64);
         Ok(charged)
     }
+
+    /// Settles at `actual` and builds the answer from the charge; with an
+    /// idempotency key, the answer is stored in the same transaction as the
+    /// charge, so a crash can never leave a charge whose retry runs again.
+    pub async fn settle_answering(
+        mut self,
+        actual: i64,
+        held: Option<crate::idempotency::Held>,
+        status: axum::http::StatusCode,
+        build: impl Fn(i64) -> serde_json::Value,
+    ) -> ApiResult<serde_json::Value> {
+        let Some(res) = self.reservation.take() else {
+            let body = build(0);
+            if let Some(h) = held {
+                h.complete(status, &body).await;
+            }
+            return Ok(body);
+        };
+        let expected = actual.clamp(0, res.amount);
+        let body = build(expected);
+        let stored = held.as_ref().map(|h| h.stored(status, &body));
+        let charged = self
+            .store
+            .settle_credits_answering(
+                &res,
+                actual,
+                held.as_ref()
+                    .zip(stored.as_ref())
+                    .map(|(h, s)| (h.org(), h.key(), s)),
+            )
+            .await?;
+        self.metrics.add("credits_charged", charged.max(0) as u64);
+        if charged == expected {
+            if let Some(h) = held {
+                h.stored_already();
+            }
+            return Ok(body);
+        }
+        // Settled by someone else (the janitor, after a very late answer):
+        // the transaction stored nothing; answer and store the real charge.
+        let body = build(charged);
+        if let Some(h) = held {
+            h.complete(status, &body).await;
+        }
+        Ok(body)
+    }
 }
 
 impl Drop for CreditHold {

@@ -32,12 +32,30 @@ pub struct Held {
 }
 
 impl Held {
-    /// Stores the answer for replays.
-    pub async fn complete(mut self, status: StatusCode, body: &serde_json::Value) {
-        let stored = StoredResponse {
+    pub(crate) fn org(&self) -> &str {
+        &self.org
+    }
+
+    pub(crate) fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// The answer as stored for replays.
+    pub(crate) fn stored(&self, status: StatusCode, body: &serde_json::Value) -> StoredResponse {
+        StoredResponse {
             status: status.as_u16(),
             body: body.to_string(),
-        };
+        }
+    }
+
+    /// The answer was stored with the charge (`settle_credits_answering`).
+    pub(crate) fn stored_already(mut self) {
+        self.done = true;
+    }
+
+    /// Stores the answer for replays.
+    pub async fn complete(mut self, status: StatusCode, body: &serde_json::Value) {
+        let stored = self.stored(status, body);
         if let Err(e) = self
             .store
             .idempotency_complete(&self.org, &self.key, &stored)

@@ -69,6 +69,7 @@ contract!(
     rate_windows_count_across_connections,
     concurrency_slots_are_all_or_nothing_and_released,
     idempotency_replays_conflicts_and_abandons,
+    a_charge_and_its_idempotent_answer_commit_together,
     bootstrap_emptiness_and_org_updates,
     scrape_cache_honours_max_age_and_replaces,
     crawl_lifecycle_counts_charges_and_numbers_events,
@@ -732,6 +733,82 @@ async fn idempotency_replays_conflicts_and_abandons(store: Store) {
             .expect("b"),
         IdempotencyBegin::Proceed
     );
+}
+
+/// A scrape's charge and the answer its retries replay are one write: if
+/// storing the answer fails (here a trigger makes it fail, standing in for
+/// a crash between two writes), the charge is not made either, so the
+/// retry that runs again cannot charge twice.
+async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
+    use webdata_core::store::Backend;
+    let org = org(&store, 10).await;
+    let resp = StoredResponse {
+        status: 200,
+        body: "{\"credits_used\":1}".into(),
+    };
+    // Together: settled, and the key replays the answer.
+    assert_eq!(
+        store.idempotency_begin(&org, "k1", "h").await.expect("b"),
+        IdempotencyBegin::Proceed
+    );
+    let res = store
+        .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 1)
+        .await
+        .expect("reserve");
+    let charged = store
+        .settle_credits_answering(&res, 1, Some((&org, "k1", &resp)))
+        .await
+        .expect("settle");
+    assert_eq!(charged, 1);
+    assert_eq!(store.ledger_charge(&res.id).await.expect("charge"), Some(1));
+    assert_eq!(
+        store.idempotency_begin(&org, "k1", "h").await.expect("b"),
+        IdempotencyBegin::Replay(resp.clone())
+    );
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 9);
+    // Storing the answer fails: nothing is charged, the key is still running.
+    let inject: &[&str] = match store.backend() {
+        Backend::Sqlite => &[
+            "CREATE TRIGGER no_answers BEFORE UPDATE ON idempotency_keys \
+             BEGIN SELECT RAISE(ABORT, 'injected'); END",
+        ],
+        Backend::Postgres => &[
+            "CREATE FUNCTION no_answers() RETURNS trigger AS $$ BEGIN \
+             RAISE EXCEPTION 'injected'; END $$ LANGUAGE plpgsql",
+            "CREATE TRIGGER no_answers BEFORE UPDATE ON idempotency_keys \
+             FOR EACH ROW EXECUTE FUNCTION no_answers()",
+        ],
+    };
+    for sql in inject {
+        sqlx::query(sql)
+            .execute(store.pool())
+            .await
+            .expect("trigger");
+    }
+    assert_eq!(
+        store.idempotency_begin(&org, "k2", "h").await.expect("b"),
+        IdempotencyBegin::Proceed
+    );
+    let res = store
+        .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 1)
+        .await
+        .expect("reserve");
+    assert!(store
+        .settle_credits_answering(&res, 1, Some((&org, "k2", &resp)))
+        .await
+        .is_err());
+    assert_eq!(
+        store.ledger_charge(&res.id).await.expect("charge"),
+        None,
+        "the charge rolled back with the answer"
+    );
+    assert_eq!(
+        store.idempotency_begin(&org, "k2", "h").await.expect("b"),
+        IdempotencyBegin::InProgress
+    );
+    // The hold is still there to release; the credits come back whole.
+    assert_eq!(store.settle_credits(&res, 0).await.expect("release"), 0);
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 9);
 }
 
 async fn bootstrap_emptiness_and_org_updates(store: Store) {

@@ -78,17 +78,25 @@ pub async fn scrape(
     let hold = CreditHold::reserve(&app, &caller, "scrape", 1).await?;
     match scrape_document(&app, &caller, &headers, &req).await {
         Ok(scraped) => {
-            let charged = hold.settle(if scraped.billable { 1 } else { 0 }).await?;
-            let body = serde_json::json!({
-                "success": true,
-                "data": scraped.document,
-                "credits_used": charged,
-                "request_id": request_id(),
-                "latency_ms": started.elapsed().as_millis() as i64,
-            });
-            if let Some(c) = claim {
-                c.complete(StatusCode::OK, &body).await;
-            }
+            let (rid, latency) = (request_id(), started.elapsed().as_millis() as i64);
+            let data = scraped.document;
+            // The charge and the answer a retry replays commit together.
+            let body = hold
+                .settle_answering(
+                    if scraped.billable { 1 } else { 0 },
+                    claim,
+                    StatusCode::OK,
+                    |charged| {
+                        serde_json::json!({
+                            "success": true,
+                            "data": data,
+                            "credits_used": charged,
+                            "request_id": rid,
+                            "latency_ms": latency,
+                        })
+                    },
+                )
+                .await?;
             Ok((StatusCode::OK, axum::Json(body)).into_response())
         }
         Err(e) => {

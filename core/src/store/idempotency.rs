@@ -119,15 +119,9 @@ impl Store {
         key: &str,
         response: &StoredResponse,
     ) -> StoreResult<()> {
-        sqlx::query(
-            "UPDATE idempotency_keys SET state = 'done', status = $1, body = $2 WHERE org_id = $3 AND idem_key = $4",
-        )
-        .bind(response.status as i64)
-        .bind(&response.body)
-        .bind(org_id)
-        .bind(key)
-        .execute(self.pool())
-        .await?;
+        let mut tx = self.begin_write().await?;
+        complete_in(&mut tx, org_id, key, response).await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -140,4 +134,23 @@ impl Store {
             .await?;
         Ok(())
     }
+}
+
+/// Marks `key` done with `response`, inside the caller's write transaction.
+pub(crate) async fn complete_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    org_id: &str,
+    key: &str,
+    response: &StoredResponse,
+) -> StoreResult<()> {
+    sqlx::query(
+        "UPDATE idempotency_keys SET state = 'done', status = $1, body = $2 WHERE org_id = $3 AND idem_key = $4",
+    )
+    .bind(response.status as i64)
+    .bind(&response.body)
+    .bind(org_id)
+    .bind(key)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }

@@ -131,9 +131,25 @@ impl Store {
     /// Settling twice changes nothing the second time. Returns the amount
     /// charged.
     pub async fn settle_credits(&self, res: &Reservation, actual: i64) -> StoreResult<i64> {
+        self.settle_credits_answering(res, actual, None).await
+    }
+
+    /// Settles like [`Store::settle_credits`] and, in the same transaction,
+    /// stores the idempotent answer of `answer`'s key (`org_id`, `key`): a
+    /// process killed between a charge and its stored answer would make the
+    /// retry run, and charge, again. Both commit or neither does.
+    pub async fn settle_credits_answering(
+        &self,
+        res: &Reservation,
+        actual: i64,
+        answer: Option<(&str, &str, &super::StoredResponse)>,
+    ) -> StoreResult<i64> {
         let actual = actual.clamp(0, res.amount);
         let refund = res.amount - actual;
         let mut tx = self.begin_write().await?;
+        if let Some((org_id, key, response)) = answer {
+            super::idempotency::complete_in(&mut tx, org_id, key, response).await?;
+        }
         let changed = sqlx::query(
             "UPDATE credit_ledger SET settled = $1, state = $2, settled_at = $3 WHERE id = $4 AND state = 'reserved'",
         )
