@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// How long screenshot links work (ms).
     #[arg(long, env = "WEBDATA_SCREENSHOT_TTL_MS", default_value_t = 86_400_000)]
     pub screenshot_ttl_ms: i64,
+    /// How long change tracking keeps a page's snapshot after its last
+    /// scrape (days); an older page compares as `new`.
+    #[arg(long, env = "WEBDATA_CHANGE_RETENTION_DAYS", default_value_t = 90)]
+    pub change_retention_days: i64,
     /// Longest a brand lookup may spend reading the home page (ms).
     #[arg(long, env = "WEBDATA_BRAND_TIMEOUT_MS", default_value_t = 30_000)]
     pub brand_timeout_ms: u64,

@@ -143,6 +143,34 @@ def test_scrape_with_several_formats(service, site):
     assert service.credits() == before - 1
 
 
+def test_change_tracking_through_the_sdk(service, site):
+    """firecrawl-py's change tracking, as its docs show it: the string format
+    and the ChangeTrackingFormat object with a tag, new → same → changed with
+    a git diff; its JSON mode is refused naming the field."""
+    from firecrawl.v2.types import ChangeTrackingFormat
+
+    fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
+    page = harness._article("Watched", 2)
+    site.pages["/watched"] = (200, "text/html; charset=utf-8", page)
+    url = site.url + "/watched"
+    first = fc.scrape(url, formats=["markdown", "changeTracking"])
+    assert first.change_tracking["changeStatus"] == "new"
+    assert first.change_tracking["previousScrapeAt"] is None
+    assert first.change_tracking["visibility"] == "visible"
+    assert fc.scrape(url, formats=["markdown", "changeTracking"]).change_tracking["changeStatus"] == "same"
+    tagged = ChangeTrackingFormat(modes=["git-diff"], tag="pricing")
+    assert fc.scrape(url, formats=["markdown", tagged]).change_tracking["changeStatus"] == "new"
+    site.pages["/watched"] = (200, "text/html; charset=utf-8",
+                              page.replace("</p>", " Prices went up by ten percent this week.</p>", 1))
+    changed = fc.scrape(url, formats=["markdown", tagged])
+    assert changed.change_tracking["changeStatus"] == "changed"
+    assert "+" in changed.change_tracking["diff"]["text"]
+    assert "Prices went up by ten percent" in changed.change_tracking["diff"]["text"]
+    with pytest.raises(BadRequestError) as e:
+        fc.scrape(url, formats=["markdown", ChangeTrackingFormat(modes=["json"], schema={"type": "object"})])
+    assert "modes" in str(e.value)
+
+
 def test_crawl_waits_and_pages_through_next(service, site):
     fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
     # Below the start path only (Firecrawl's default), robots.txt respected.
@@ -191,8 +219,8 @@ def test_map_batch_and_credit_usage(service, site):
 def test_errors_surface_as_the_sdks_exceptions_with_our_message(service, site):
     fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
     with pytest.raises(BadRequestError) as e:
-        fc.scrape(site.url + "/a", formats=["markdown", {"type": "changeTracking"}])
-    assert "formats[1]" in str(e.value) and "change tracking" in str(e.value)
+        fc.scrape(site.url + "/a", formats=["markdown", "summary"])
+    assert "formats[1]" in str(e.value) and "summary" in str(e.value)
     with pytest.raises(BadRequestError) as e:
         fc.scrape("http://127.0.0.1:9/")
     assert "loopback" in str(e.value)

@@ -170,7 +170,11 @@ pub(crate) async fn build(args: &ServeArgs, listen_url: Option<String>) -> anyho
         model: chat_model(args)?,
         loopback: Default::default(),
     };
-    spawn_janitor(store, config.request_timeout.as_millis() as i64);
+    spawn_janitor(
+        store,
+        config.request_timeout.as_millis() as i64,
+        args.change_retention_days.max(1) * 86_400_000,
+    );
     let app = router(state.clone());
     Ok(Built {
         state,
@@ -453,7 +457,7 @@ fn chat_model(args: &ServeArgs) -> anyhow::Result<Option<Arc<crate::services::ll
     Ok(Some(Arc::new(m)))
 }
 
-fn spawn_janitor(store: Store, request_timeout_ms: i64) {
+fn spawn_janitor(store: Store, request_timeout_ms: i64, change_keep_ms: i64) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(std::time::Duration::from_secs(60));
         loop {
@@ -474,6 +478,9 @@ fn spawn_janitor(store: Store, request_timeout_ms: i64) {
                 .await
             {
                 tracing::warn!(error = %e, "sweeping the brand cache failed");
+            }
+            if let Err(e) = store.sweep_change_snapshots(change_keep_ms).await {
+                tracing::warn!(error = %e, "sweeping change-tracking snapshots failed");
             }
             if let Err(e) = store.cache_sweep(SCRAPE_CACHE_KEEP_MS).await {
                 tracing::warn!(error = %e, "sweeping the scrape cache failed");

@@ -47,7 +47,13 @@ fn is_true_or_null(v: &Value) -> bool {
 const INERT: &[&str] = &["origin", "integration", "__experimental_cache"];
 
 /// One entry of `formats` to our format names (pushed into `out`).
-fn format(v: Version, i: usize, f: &Value, out: &mut Vec<&'static str>) -> Out<()> {
+fn format(
+    v: Version,
+    i: usize,
+    f: &Value,
+    out: &mut Vec<&'static str>,
+    tracking: &mut Option<Value>,
+) -> Out<()> {
     let field = format!("formats[{i}]");
     let (name, obj) = match f {
         Value::String(s) => (s.as_str(), None),
@@ -89,10 +95,15 @@ fn format(v: Version, i: usize, f: &Value, out: &mut Vec<&'static str>) -> Out<(
             ))
         }
         "changeTracking" => {
-            return Err(Refused::new(
-                field,
-                "change tracking is not available yet in webdata",
-            ))
+            out.push("changeTracking");
+            if let Some(o) = obj {
+                let rest: Map<String, Value> = o
+                    .iter()
+                    .filter(|(k, _)| k.as_str() != "type")
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                *tracking = Some(change_tracking_options(&field, &Value::Object(rest))?);
+            }
         }
         other => {
             return Err(Refused::new(
@@ -102,6 +113,51 @@ fn format(v: Version, i: usize, f: &Value, out: &mut Vec<&'static str>) -> Out<(
         }
     }
     Ok(())
+}
+
+/// Firecrawl's change-tracking options (`modes`, `tag`) to ours; the JSON
+/// mode (`schema`, `prompt`) is refused, naming the field.
+fn change_tracking_options(field: &str, o: &Value) -> Out<Value> {
+    let Some(o) = o.as_object() else {
+        return Err(Refused::new(field, "must be an object"));
+    };
+    let mut out = Map::new();
+    for (k, val) in o {
+        match k.as_str() {
+            "modes" => {
+                let ok = val
+                    .as_array()
+                    .is_some_and(|l| l.iter().all(|m| m == "git-diff"));
+                if !ok {
+                    return Err(Refused::new(
+                        format!("{field}.modes"),
+                        "only the `git-diff` mode is supported (JSON comparison is not available yet)",
+                    ));
+                }
+                out.insert("modes".into(), val.clone());
+            }
+            "tag" => {
+                if !val.is_null() {
+                    out.insert("tag".into(), val.clone());
+                }
+            }
+            "schema" | "prompt" => {
+                if !val.is_null() {
+                    return Err(Refused::new(
+                        format!("{field}.{k}"),
+                        "JSON comparison of change tracking is not available yet; use the `git-diff` mode",
+                    ));
+                }
+            }
+            _ => {
+                return Err(Refused::new(
+                    format!("{field}.{k}"),
+                    "is not supported by webdata",
+                ))
+            }
+        }
+    }
+    Ok(Value::Object(out))
 }
 
 /// One Firecrawl action to ours.
@@ -173,6 +229,7 @@ pub fn scrape_options(
 ) -> Out<Map<String, Value>> {
     let mut out = Map::new();
     let mut formats = vec![];
+    let mut tracking = None;
     for (k, val) in body {
         let field = format!("{prefix}{k}");
         if skip.contains(&k.as_str()) || INERT.contains(&k.as_str()) {
@@ -184,7 +241,7 @@ pub fn scrape_options(
                     .as_array()
                     .ok_or_else(|| Refused::new(&field, "must be a list"))?;
                 for (i, f) in list.iter().enumerate() {
-                    format(v, i, f, &mut formats)
+                    format(v, i, f, &mut formats, &mut tracking)
                         .map_err(|r| Refused::new(format!("{prefix}{}", r.field), r.reason))?;
                 }
             }
@@ -267,6 +324,11 @@ pub fn scrape_options(
                     ))
                 }
             },
+            "changeTrackingOptions" => {
+                if !val.is_null() {
+                    tracking = Some(change_tracking_options(&field, val)?);
+                }
+            }
             "parsers" => {
                 let ok = val.as_array().is_some_and(|l| {
                     l.iter()
@@ -288,6 +350,15 @@ pub fn scrape_options(
         }
         formats.push("metadata");
     }
+    if let Some(t) = tracking.filter(|t| t.as_object().is_some_and(|o| !o.is_empty())) {
+        if !formats.contains(&"changeTracking") {
+            return Err(Refused::new(
+                format!("{prefix}changeTrackingOptions"),
+                "needs the `changeTracking` format",
+            ));
+        }
+        out.insert("changeTrackingOptions".into(), t);
+    }
     out.insert("formats".into(), json!(formats));
     Ok(out)
 }
@@ -308,6 +379,11 @@ pub fn document(doc: &Value, source: Option<&str>) -> Value {
     }
     if let Some(b) = doc.get("brand").filter(|b| b.is_object()) {
         out.insert("branding".into(), branding(b));
+    }
+    // The same object as ours: previousScrapeAt, changeStatus, visibility
+    // and, with `git-diff`, `diff.text`.
+    if let Some(c) = doc.get("changeTracking").filter(|c| c.is_object()) {
+        out.insert("changeTracking".into(), c.clone());
     }
     let m = doc.get("metadata").cloned().unwrap_or_else(|| json!({}));
     let url = doc["url"].as_str().or(source).unwrap_or("");
@@ -727,6 +803,48 @@ mod tests {
     }
 
     #[test]
+    fn change_tracking_maps_from_both_sdk_shapes() {
+        // v2: options inside the format object.
+        let o = scrape_options(
+            Version::V2,
+            &obj(json!({"formats": ["markdown", {"type": "changeTracking", "modes": ["git-diff"], "tag": "prices"}]})),
+            "",
+            &[],
+        )
+        .expect("accepted");
+        assert_eq!(
+            o["formats"],
+            json!(["markdown", "changeTracking", "metadata"])
+        );
+        assert_eq!(
+            o["changeTrackingOptions"],
+            json!({"modes": ["git-diff"], "tag": "prices"})
+        );
+        // v1: a top-level changeTrackingOptions.
+        let o = scrape_options(
+            Version::V1,
+            &obj(json!({"formats": ["markdown", "changeTracking"], "changeTrackingOptions": {"tag": "t"}})),
+            "",
+            &[],
+        )
+        .expect("accepted");
+        assert_eq!(o["changeTrackingOptions"], json!({"tag": "t"}));
+        let r = scrape_options(
+            Version::V1,
+            &obj(json!({"formats": ["markdown"], "changeTrackingOptions": {"tag": "t"}})),
+            "",
+            &[],
+        )
+        .expect_err("no format");
+        assert_eq!(r.field, "changeTrackingOptions");
+        let doc = document(
+            &json!({"url": "https://a.test/", "changeTracking": {"previousScrapeAt": null, "changeStatus": "new", "visibility": "visible"}}),
+            None,
+        );
+        assert_eq!(doc["changeTracking"]["changeStatus"], "new");
+    }
+
+    #[test]
     fn what_we_cannot_honour_is_refused_naming_the_field() {
         let r = scrape_options(
             Version::V2,
@@ -787,8 +905,12 @@ mod tests {
     fn every_documented_refusal_names_its_field() {
         let scrape: &[(Value, &str)] = &[
             (
-                json!({"formats": [{"type": "changeTracking"}]}),
-                "formats[0]",
+                json!({"formats": [{"type": "changeTracking", "modes": ["json"]}]}),
+                "formats[0].modes",
+            ),
+            (
+                json!({"formats": [{"type": "changeTracking", "schema": {}}]}),
+                "formats[0].schema",
             ),
             (json!({"formats": ["summary"]}), "formats[0]"),
             (json!({"formats": ["markdown", "images"]}), "formats[1]"),

@@ -76,8 +76,23 @@ pub async fn scrape(
         Claim::Run(c) => c,
     };
     let hold = CreditHold::reserve(&app, &caller, "scrape", 1).await?;
+    let tracked = req.options.tracks_changes();
+    let mut req = req;
+    let markdown_asked = webdata_engine::changes::ensure_markdown(&mut req.options);
     match scrape_document(&app, &caller, &headers, &req).await {
-        Ok(scraped) => {
+        Ok(mut scraped) => {
+            if tracked {
+                webdata_engine::changes::track(
+                    &app.store,
+                    &caller.org.id,
+                    &req.options,
+                    &mut scraped.document,
+                    webdata_engine::changes::Found::Visible,
+                    None,
+                    markdown_asked,
+                )
+                .await?;
+            }
             let (rid, latency) = (request_id(), started.elapsed().as_millis() as i64);
             let data = scraped.document;
             // The charge and the answer a retry replays commit together.

@@ -8,6 +8,7 @@ mod accounts;
 mod blobs;
 mod brand;
 mod cache;
+mod changes;
 pub mod crawl;
 mod idempotency;
 mod keys;
@@ -24,6 +25,7 @@ pub use accounts::{
 pub use blobs::Blob;
 pub use brand::CachedBrand;
 pub use cache::CachedScrape;
+pub use changes::{ChangeSnapshot, NewSnapshot};
 pub use crawl::{
     CrawlEvent, CrawlRow, CrawlStatus, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite, Placement,
     PoolBacklog,

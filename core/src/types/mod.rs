@@ -15,7 +15,8 @@ pub use envelope::{ErrorBody, ErrorResponse};
 pub use extract::{ExtractRequest, ExtractResponse, ExtractSource};
 pub use map::{LinkSource, MapLink, MapRequest, MapResponse, SitemapMode};
 pub use scrape::{
-    Action, ActionType, Chunk, Document, Format, Location, Metadata, Quality, QualityIssue,
-    ScrapeOptions, ScrapeRequest, ScrapeResponse, Tier,
+    Action, ActionType, ChangeDiff, ChangeMode, ChangeStatus, ChangeTracking,
+    ChangeTrackingOptions, Chunk, Document, Format, Location, Metadata, Quality, QualityIssue,
+    ScrapeOptions, ScrapeRequest, ScrapeResponse, Tier, Visibility,
 };
 pub use search::{SearchRequest, SearchResponse, SearchResult, TimeRange};

@@ -18,6 +18,68 @@ pub enum Format {
     Chunks,
     Metadata,
     Brand,
+    /// Compare with the organization's previous scrape of the URL
+    /// (an addition to v1: `changeTracking` on the Document).
+    ChangeTracking,
+}
+
+/// How a change-tracked page is compared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+pub enum ChangeMode {
+    /// A unified diff of the main-content markdown (the default).
+    #[serde(rename = "git-diff")]
+    GitDiff,
+}
+
+/// `changeTrackingOptions` (with the `changeTracking` format).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ChangeTrackingOptions {
+    /// Comparisons to return when the page changed (default `["git-diff"]`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub modes: Option<Vec<ChangeMode>>,
+    /// Separate history: snapshots are kept per organization, URL and tag,
+    /// so two watchers of one page do not overwrite each other.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+}
+
+/// Whether a page changed since the organization's previous scrape of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeStatus {
+    New,
+    Same,
+    Changed,
+    Removed,
+}
+
+/// Whether the page is reachable through the site's links and sitemaps.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    Visible,
+    Hidden,
+}
+
+/// A change-tracked page's comparison with its previous snapshot.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeTracking {
+    /// When the compared snapshot was taken (RFC 3339), null the first time.
+    pub previous_scrape_at: Option<String>,
+    pub change_status: ChangeStatus,
+    pub visibility: Visibility,
+    /// With `git-diff` and status `changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<ChangeDiff>,
+}
+
+/// A line diff of the main-content markdown.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ChangeDiff {
+    /// Unified diff (`--- previous` / `+++ current`, 3 lines of context).
+    pub text: String,
 }
 
 /// Browser tiers.
@@ -103,6 +165,8 @@ pub struct ScrapeOptions {
     pub chunk_size: Option<i64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ignore_robots: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_tracking_options: Option<ChangeTrackingOptions>,
 }
 
 impl ScrapeOptions {
@@ -122,7 +186,7 @@ impl ScrapeOptions {
     }
 
     /// The wire names of every field, for unknown-field checks.
-    pub const FIELDS: [&'static str; 15] = [
+    pub const FIELDS: [&'static str; 16] = [
         "formats",
         "onlyMainContent",
         "siteMarkdown",
@@ -138,6 +202,7 @@ impl ScrapeOptions {
         "location",
         "chunkSize",
         "ignoreRobots",
+        "changeTrackingOptions",
     ];
 
     /// Requested formats, `[markdown, metadata]` by default.
@@ -154,9 +219,34 @@ impl ScrapeOptions {
     pub fn timeout_ms(&self) -> i64 {
         self.timeout.unwrap_or(30_000)
     }
-    /// Accepted cache age in milliseconds (default two days).
+    /// Accepted cache age in milliseconds (default two days). Always 0 (a
+    /// fresh scrape) when tracking changes: the point is the page as it is
+    /// now, and a cached copy would hide a change.
     pub fn max_age_ms(&self) -> i64 {
+        if self.tracks_changes() {
+            return 0;
+        }
         self.max_age.unwrap_or(172_800_000)
+    }
+    /// The `changeTracking` format was asked for.
+    pub fn tracks_changes(&self) -> bool {
+        self.formats
+            .as_ref()
+            .is_some_and(|f| f.contains(&Format::ChangeTracking))
+    }
+    /// The change-tracking tag ("" when none).
+    pub fn change_tag(&self) -> &str {
+        self.change_tracking_options
+            .as_ref()
+            .and_then(|o| o.tag.as_deref())
+            .unwrap_or("")
+    }
+    /// Whether to return a unified diff for a changed page.
+    pub fn change_diff_wanted(&self) -> bool {
+        self.change_tracking_options
+            .as_ref()
+            .and_then(|o| o.modes.as_ref())
+            .is_none_or(|m| m.contains(&ChangeMode::GitDiff))
     }
     /// Target chunk size in tokens (default 1500).
     pub fn chunk_size(&self) -> i64 {
@@ -302,6 +392,9 @@ pub struct Document {
     pub cached: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quality: Option<Quality>,
+    /// With the `changeTracking` format.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change_tracking: Option<ChangeTracking>,
 }
 
 /// 200 answer of POST /v1/scrape.

@@ -9,6 +9,8 @@ pub mod limits {
     pub const TIMEOUT_MAX: i64 = 60_000;
     pub const WAIT_MAX: i64 = 30_000;
     pub const ACTIONS_MAX: usize = 20;
+    /// `changeTrackingOptions.tag`, in characters.
+    pub const CHANGE_TAG_MAX: usize = 128;
     pub const CHUNK_MIN: i64 = 200;
     pub const CHUNK_MAX: i64 = 8000;
     pub const IDEMPOTENCY_KEY_MAX: usize = 255;
@@ -90,6 +92,30 @@ pub fn check_scrape_options(prefix: &str, o: &ScrapeOptions) -> Result<(), Inval
                 f("allowPremium")
             ),
         });
+    }
+    if let Some(ct) = &o.change_tracking_options {
+        if !o.tracks_changes() {
+            return Err(Invalid::req(format!(
+                "`{}` needs the `changeTracking` format in `{}`",
+                f("changeTrackingOptions"),
+                f("formats")
+            )));
+        }
+        if let Some(tag) = &ct.tag {
+            if tag.chars().count() > limits::CHANGE_TAG_MAX || tag.chars().any(char::is_control) {
+                return Err(Invalid::req(format!(
+                    "`{}` must be at most {} characters, without control characters",
+                    f("changeTrackingOptions.tag"),
+                    limits::CHANGE_TAG_MAX
+                )));
+            }
+        }
+        if ct.modes.as_ref().is_some_and(|m| m.is_empty()) {
+            return Err(Invalid::req(format!(
+                "`{}` must name at least one mode (`git-diff`) or be left out",
+                f("changeTrackingOptions.modes")
+            )));
+        }
     }
     let wants_browser = o.formats.as_ref().is_some_and(|fs| {
         fs.iter()

@@ -28,7 +28,7 @@ out.batch = { status: batch.status, urls: batch.data.map((d) => d.metadata?.sour
 out.credits = await fc.getCreditUsage();
 
 try {
-  await fc.scrape(`${site}/a`, { formats: ["markdown", { type: "changeTracking" }] });
+  await fc.scrape(`${site}/a`, { formats: ["markdown", "summary"] });
   out.invalid = { thrown: false };
 } catch (e) {
   out.invalid = { thrown: true, status: e.status, message: e.message, code: e.code };

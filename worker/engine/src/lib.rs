@@ -3,6 +3,7 @@
 //! crawl loop, behind one front door ([`Engine`]) and one error
 //! ([`EngineError`]). Pages become formats in `webdata-content`.
 pub mod brand;
+pub mod changes;
 pub mod crawl;
 mod engine;
 mod error;

@@ -341,6 +341,17 @@ impl Store {
     }
 
     /// URLs of a crawl still queued or leased.
+    /// How a crawl's URL was found (`link`, `sitemap`, `start`, `memory`, …).
+    pub async fn frontier_source(&self, crawl_id: &str, key: &str) -> StoreResult<Option<String>> {
+        Ok(
+            sqlx::query_scalar("SELECT source FROM frontier WHERE crawl_id = $1 AND url_key = $2")
+                .bind(crawl_id)
+                .bind(key)
+                .fetch_optional(self.pool())
+                .await?,
+        )
+    }
+
     pub async fn frontier_pending(&self, crawl_id: &str) -> StoreResult<i64> {
         Ok(sqlx::query_scalar(
             "SELECT COUNT(*) FROM frontier WHERE crawl_id = $1 AND state IN ('queued', 'leased')",

@@ -149,6 +149,9 @@ impl CrawlRunner {
     pub(super) async fn finish_drained(&self) -> Result<(), webdata_core::StoreError> {
         for crawl in self.store.crawls_in(status::RUNNING).await? {
             if self.store.frontier_pending(&crawl.id).await? == 0 {
+                if self.recheck_remembered(&crawl).await? > 0 {
+                    continue;
+                }
                 let (final_status, error) = if crawl.completed == 0 && crawl.failed > 0 {
                     (
                         CrawlStatus::Failed,
@@ -165,5 +168,54 @@ impl CrawlRunner {
             }
         }
         Ok(())
+    }
+
+    /// Change tracking: the pages the organization's earlier scrapes of this
+    /// site stored under the crawl's tag but this crawl did not reach are
+    /// fetched once, at the end, as `memory` URLs (within the crawl's scope
+    /// and limit): one that still answers is `hidden` (no longer linked),
+    /// one that is gone (404, 410) is `removed`. Returns how many were
+    /// added; none once every remembered page is in the frontier.
+    async fn recheck_remembered(
+        &self,
+        crawl: &webdata_core::store::CrawlRow,
+    ) -> Result<usize, webdata_core::StoreError> {
+        /// Remembered pages looked at per crawl.
+        const REMEMBERED_MAX: i64 = 100_000;
+        if crawl.kind == webdata_core::store::crawl::KIND_BATCH {
+            return Ok(0);
+        }
+        let Ok(plan) = self.state.plan(crawl) else {
+            return Ok(0);
+        };
+        let Some(options) = plan
+            .request
+            .scrape_options
+            .as_ref()
+            .filter(|o| o.tracks_changes())
+        else {
+            return Ok(0);
+        };
+        let site = crate::changes::site_of(&plan.start);
+        let urls = self
+            .store
+            .change_snapshot_urls(&crawl.org_id, options.change_tag(), &site, REMEMBERED_MAX)
+            .await?;
+        let ignore_robots = options.ignore_robots.unwrap_or(false);
+        let mut remembered = Vec::new();
+        for u in urls {
+            let Ok(u) = Url::parse(&u) else { continue };
+            let n = new_url(&u, 1, "memory");
+            if self.state.is_enqueued(&crawl.id, &n.key) {
+                continue;
+            }
+            if self.wanted(&crawl.id, &plan, &u, ignore_robots).await {
+                remembered.push(n);
+            }
+        }
+        let keys: Vec<String> = remembered.iter().map(|n| n.key.clone()).collect();
+        let added = self.store.enqueue_urls(&crawl.id, &remembered).await?;
+        self.state.mark_enqueued(&crawl.id, keys);
+        Ok(added)
     }
 }

@@ -73,6 +73,7 @@ impl CrawlRunner {
             return Ok(());
         }
         let mut options = plan.request.scrape_options.clone().unwrap_or_default();
+        let markdown_asked = crate::changes::ensure_markdown(&mut options);
         let mut formats = options.formats();
         if !formats.contains(&Format::Links) {
             formats.push(Format::Links);
@@ -88,6 +89,15 @@ impl CrawlRunner {
         match scraped {
             Ok(scraped) => {
                 let mut doc = scraped.document;
+                // A remembered page (change tracking) is re-checked, not
+                // crawled: it is `hidden`, and its links are not followed.
+                let remembered = req.options.tracks_changes()
+                    && self
+                        .store
+                        .frontier_source(&lease.crawl_id, &lease.key)
+                        .await?
+                        .as_deref()
+                        == Some("memory");
                 let links = if plan.user_wants_links {
                     doc.links.clone().unwrap_or_default()
                 } else {
@@ -98,7 +108,7 @@ impl CrawlRunner {
                 let mut new_links: Vec<NewUrl> = Vec::new();
                 let next_depth = lease.depth + 1;
                 let depth_ok = plan.request.max_depth.is_none_or(|d| next_depth <= d);
-                if depth_ok && plan.request.sitemap() != SitemapMode::Only {
+                if depth_ok && !remembered && plan.request.sitemap() != SitemapMode::Only {
                     let base = doc
                         .final_url
                         .as_deref()
@@ -118,6 +128,22 @@ impl CrawlRunner {
                         }
                     }
                     new_links = found;
+                }
+                if req.options.tracks_changes() {
+                    crate::changes::track(
+                        &self.store,
+                        &crawl.org_id,
+                        &req.options,
+                        &mut doc,
+                        if remembered {
+                            crate::changes::Found::Hidden
+                        } else {
+                            crate::changes::Found::Visible
+                        },
+                        Some(&crawl.id),
+                        markdown_asked,
+                    )
+                    .await?;
                 }
                 let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
                 let blocks = webdata_content::boilerplate::page_hashes(

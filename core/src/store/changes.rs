@@ -1,0 +1,129 @@
+//! Change tracking's snapshots: the last main-content markdown of each page
+//! an organization scraped with the `changeTracking` format, per tag.
+
+use super::{now_ms, Store, StoreResult};
+use sqlx::Row;
+
+/// A page's last snapshot.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeSnapshot {
+    pub url: String,
+    pub markdown: String,
+    /// Unix ms.
+    pub scraped_at: i64,
+    /// The crawl (or batch) that took it, if any.
+    pub crawl_id: Option<String>,
+}
+
+/// A snapshot to store.
+#[derive(Debug, Clone, Copy)]
+pub struct NewSnapshot<'a> {
+    pub org_id: &'a str,
+    pub tag: &'a str,
+    pub url_key: &'a str,
+    pub url: &'a str,
+    pub site: &'a str,
+    pub markdown: &'a str,
+    pub scraped_at: i64,
+    pub crawl_id: Option<&'a str>,
+}
+
+impl Store {
+    /// The snapshot of `url_key` under `tag`, if the organization has one.
+    pub async fn change_snapshot(
+        &self,
+        org_id: &str,
+        tag: &str,
+        url_key: &str,
+    ) -> StoreResult<Option<ChangeSnapshot>> {
+        let row = sqlx::query(
+            "SELECT url, markdown, scraped_at, crawl_id FROM change_snapshots \
+             WHERE org_id = $1 AND tag = $2 AND url_key = $3",
+        )
+        .bind(org_id)
+        .bind(tag)
+        .bind(url_key)
+        .fetch_optional(self.pool())
+        .await?;
+        row.map(|r| {
+            Ok(ChangeSnapshot {
+                url: r.try_get("url")?,
+                markdown: r.try_get("markdown")?,
+                scraped_at: r.try_get("scraped_at")?,
+                crawl_id: r.try_get("crawl_id")?,
+            })
+        })
+        .transpose()
+    }
+
+    /// Stores `s` as the page's snapshot. An older scrape never replaces a
+    /// newer one (two requests for one page finishing out of order).
+    pub async fn put_change_snapshot(&self, s: &NewSnapshot<'_>) -> StoreResult<()> {
+        sqlx::query(
+            "INSERT INTO change_snapshots (org_id, tag, url_key, url, site, markdown, scraped_at, crawl_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+             ON CONFLICT (org_id, tag, url_key) DO UPDATE SET url = excluded.url, site = excluded.site, \
+             markdown = excluded.markdown, scraped_at = excluded.scraped_at, crawl_id = excluded.crawl_id \
+             WHERE change_snapshots.scraped_at <= excluded.scraped_at",
+        )
+        .bind(s.org_id)
+        .bind(s.tag)
+        .bind(s.url_key)
+        .bind(s.url)
+        .bind(s.site)
+        .bind(s.markdown)
+        .bind(s.scraped_at)
+        .bind(s.crawl_id)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The URLs with a snapshot under `tag` on `site`, oldest snapshot
+    /// first, at most `limit`.
+    pub async fn change_snapshot_urls(
+        &self,
+        org_id: &str,
+        tag: &str,
+        site: &str,
+        limit: i64,
+    ) -> StoreResult<Vec<String>> {
+        Ok(sqlx::query_scalar(
+            "SELECT url FROM change_snapshots WHERE org_id = $1 AND tag = $2 AND site = $3 \
+             ORDER BY scraped_at, url_key LIMIT $4",
+        )
+        .bind(org_id)
+        .bind(tag)
+        .bind(site)
+        .bind(limit)
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Forgets the snapshot of `url_key` under `tag`.
+    pub async fn delete_change_snapshot(
+        &self,
+        org_id: &str,
+        tag: &str,
+        url_key: &str,
+    ) -> StoreResult<()> {
+        sqlx::query("DELETE FROM change_snapshots WHERE org_id = $1 AND tag = $2 AND url_key = $3")
+            .bind(org_id)
+            .bind(tag)
+            .bind(url_key)
+            .execute(self.pool())
+            .await?;
+        Ok(())
+    }
+
+    /// Forgets snapshots older than `keep_ms` (the retention setting).
+    pub async fn sweep_change_snapshots(&self, keep_ms: i64) -> StoreResult<u64> {
+        Ok(
+            sqlx::query("DELETE FROM change_snapshots WHERE scraped_at < $1")
+                .bind(now_ms() - keep_ms)
+                .execute(self.pool())
+                .await?
+                .rows_affected(),
+        )
+    }
+}
