@@ -63,9 +63,10 @@ def call(opener, method: str, url: str, key: str, body: dict | None = None) -> d
         return json.load(r)
 
 
-def start_serve(binary: str, env: dict) -> tuple[subprocess.Popen, str]:
+def start_serve(binary: str, env: dict, log: str | None = None) -> tuple[subprocess.Popen, str]:
     """Starts `webdata serve`; returns it and its base URL once it listens.
-    The rest of its log is drained, so a full pipe never stalls it."""
+    The rest of its log is drained (into the file `log` when given), so a
+    full pipe never stalls it."""
     proc = subprocess.Popen([binary, "serve"], env=env, stderr=subprocess.PIPE, text=True)
     base = None
     for line in proc.stderr:
@@ -73,7 +74,8 @@ def start_serve(binary: str, env: dict) -> tuple[subprocess.Popen, str]:
             base = line.split()[-1]
             break
     assert base, "webdata serve did not start"
-    subprocess.Popen(["cat"], stdin=proc.stderr, stdout=subprocess.DEVNULL)
+    sink = open(log, "a") if log else subprocess.DEVNULL
+    subprocess.Popen(["cat"], stdin=proc.stderr, stdout=sink)
     return proc, base
 
 

@@ -251,7 +251,8 @@ async def main_async(args) -> dict:
                 "WEBDATA_ADMIN_TOKEN": ADMIN, "WEBDATA_ALLOW_PRIVATE_NETWORKS": "127.0.0.2",
                 "WEBDATA_RESOLVE": f"{host}=127.0.0.2", "WEBDATA_EGRESS_ALLOW": host,
                 "WEBDATA_BROWSER": "off", "RUST_LOG": "warn", "XDG_DATA_HOME": f"{tmp}/data"})
-    proc, base = start_serve(args.webdata, env)
+    # The server's log goes beside the report (its errors explain any 5xx).
+    proc, base = start_serve(args.webdata, env, log=str(args.out) + ".log" if args.out else None)
     conn = aiohttp.TCPConnector(limit=0)
     async with aiohttp.ClientSession(connector=conn, timeout=aiohttp.ClientTimeout(total=120)) as s:
         orgs = await admin(s, base, "GET", "/admin/v1/organizations")

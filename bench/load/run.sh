@@ -5,7 +5,8 @@
 # (python3-doc) on a private nginx at 127.0.0.2. Loopback only.
 #
 # Env: DURATION (600 s per store), USERS (16), PORT (8093), STORES
-#      ("sqlite postgres"), OUT (folder for the JSON reports, a temp dir).
+#      ("sqlite postgres"), OUT (folder for the JSON reports, a temp dir),
+#      WEBDATA_BIN (a built binary to load instead of building the release one).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
@@ -17,8 +18,11 @@ OUT=${OUT:-$(mktemp -d /tmp/webdata-load.XXXXXX)}
 export CC_STATE=${CC_STATE:-$(mktemp -d /tmp/webdata-load-site.XXXXXX)}
 cd "$REPO"
 bash scripts/install-test-deps.sh >/dev/null
-cargo build --release --bin webdata
-TARGET=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+if [ -z "${WEBDATA_BIN:-}" ]; then
+    cargo build --release --bin webdata
+    TARGET=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')
+    WEBDATA_BIN="$TARGET/release/webdata"
+fi
 SITE="$REPO/bench/crawl-compare/site.sh"
 cleanup() {
     "$SITE" stop || true
@@ -39,7 +43,7 @@ for store in $STORES; do
         db=(--database-url "${pg%/*}/$name")
     fi
     echo "== $store: ${DURATION}s, $USERS users"
-    "$REPO/.venv/bin/python" "$HERE/load.py" --webdata "$TARGET/release/webdata" --site-dir "$DIR" \
+    "$REPO/.venv/bin/python" "$HERE/load.py" --webdata "$WEBDATA_BIN" --site-dir "$DIR" \
         --site-url "http://docs.test:$PORT" --duration "$DURATION" --users "$USERS" \
         --out "$OUT/$store.json" "${db[@]}" || status=1
 done

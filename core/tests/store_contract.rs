@@ -63,6 +63,7 @@ contract!(
     rotate_keeps_name_and_revokes_old_key,
     playground_keys_are_hidden_limited_and_one_per_person,
     concurrent_reservations_never_overdraw,
+    crawl_charges_and_request_holds_never_deadlock,
     settle_refunds_the_difference_once,
     spend_cap_refuses_past_the_monthly_cap,
     playground_budget_is_enforced_per_key,
@@ -70,6 +71,7 @@ contract!(
     concurrency_slots_are_all_or_nothing_and_released,
     idempotency_replays_conflicts_and_abandons,
     a_charge_and_its_idempotent_answer_commit_together,
+    change_snapshots_keep_the_newest_per_tag_and_expire,
     bootstrap_emptiness_and_org_updates,
     scrape_cache_honours_max_age_and_replaces,
     crawl_lifecycle_counts_charges_and_numbers_events,
@@ -526,6 +528,71 @@ async fn concurrent_reservations_never_overdraw(store: Store) {
     assert_eq!(store.get_org(&org).await.expect("org").credits, 1);
 }
 
+/// Requests (hold, then settle) and crawl pages (charged in their commit)
+/// of one organization and key at once: every charge and refund takes the
+/// organization's row before the key's, so none waits on another in a
+/// cycle. (Crawl commits took the key first: PostgreSQL found deadlocks
+/// within seconds of the sustained-load run, answered 500 and stalled
+/// crawls until their leases expired.)
+async fn crawl_charges_and_request_holds_never_deadlock(store: Store) {
+    let org = org(&store, 1_000_000).await;
+    let key = store.create_key(&org, "k").await.expect("key").key.id;
+    let id = Store::new_crawl_id();
+    store
+        .create_crawl(&id, &org, Some(&key), "https://s.test/", "{}", 10_000)
+        .await
+        .expect("crawl");
+    store.start_crawl(&id).await.expect("start");
+    store
+        .enqueue_urls(&id, &urls(400, 1))
+        .await
+        .expect("enqueue");
+    let mut tasks = Vec::new();
+    for w in 0..6 {
+        let s = store.clone();
+        let id = id.clone();
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..20 {
+                let leases = s
+                    .lease_urls(&format!("w{w}"), Some(&id), 3, 60_000)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                let pages: Vec<PageWrite> = leases
+                    .iter()
+                    .map(|l| billable_page(l, Vec::new()))
+                    .collect();
+                s.commit_pages(&pages).await.map_err(|e| e.to_string())?;
+            }
+            Ok::<(), String>(())
+        }));
+    }
+    for _ in 0..6 {
+        let s = store.clone();
+        let (org, key) = (org.clone(), key.clone());
+        tasks.push(tokio::spawn(async move {
+            for _ in 0..40 {
+                let res = s
+                    .reserve_credits(&Store::new_ledger_id(), &org, Some(&key), "scrape", 2)
+                    .await
+                    .map_err(|e| format!("{e:?}"))?;
+                s.settle_credits(&res, 1).await.map_err(|e| e.to_string())?;
+            }
+            Ok::<(), String>(())
+        }));
+    }
+    for t in tasks {
+        t.await.expect("join").expect("no deadlock, no error");
+    }
+    let c = store.get_crawl(&id).await.expect("get").expect("crawl");
+    let org_now = store.get_org(&org).await.expect("org");
+    assert_eq!(c.credits_used, c.completed);
+    assert_eq!(org_now.credits, 1_000_000 - c.completed - 6 * 40);
+    assert_eq!(
+        store.get_key(&key).await.expect("key").spent,
+        c.completed + 6 * 40
+    );
+}
+
 async fn settle_refunds_the_difference_once(store: Store) {
     let org = org(&store, 100).await;
     let res = store
@@ -809,6 +876,74 @@ async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
     // The hold is still there to release; the credits come back whole.
     assert_eq!(store.settle_credits(&res, 0).await.expect("release"), 0);
     assert_eq!(store.get_org(&org).await.expect("org").credits, 9);
+}
+
+async fn change_snapshots_keep_the_newest_per_tag_and_expire(store: Store) {
+    use webdata_core::store::NewSnapshot;
+    let org = org(&store, 1).await;
+    let now = webdata_core::store::now_ms();
+    let snap = |tag: &'static str, key: &'static str, md: &'static str, at: i64| NewSnapshot {
+        org_id: "",
+        tag,
+        url_key: key,
+        url: key,
+        site: "http://a.test",
+        markdown: md,
+        scraped_at: at,
+        crawl_id: None,
+    };
+    for s in [
+        snap("", "http://a.test/p", "v2", now),
+        // An older scrape finishing late does not replace the newer one.
+        snap("", "http://a.test/p", "v1", now - 1000),
+        snap("t", "http://a.test/p", "tagged", now - 10 * 86_400_000),
+        snap("", "http://a.test/q", "q", now - 500),
+    ] {
+        store
+            .put_change_snapshot(&NewSnapshot { org_id: &org, ..s })
+            .await
+            .expect("put");
+    }
+    let got = store
+        .change_snapshot(&org, "", "http://a.test/p")
+        .await
+        .expect("get")
+        .expect("stored");
+    assert_eq!((got.markdown.as_str(), got.scraped_at), ("v2", now));
+    assert_eq!(
+        store
+            .change_snapshot_urls(&org, "", "http://a.test", 10)
+            .await
+            .expect("urls"),
+        vec!["http://a.test/q".to_string(), "http://a.test/p".to_string()],
+        "oldest first, one tag"
+    );
+    assert!(store
+        .change_snapshot("other-org", "", "http://a.test/p")
+        .await
+        .expect("get")
+        .is_none());
+    assert_eq!(
+        store
+            .sweep_change_snapshots(5 * 86_400_000)
+            .await
+            .expect("sweep"),
+        1
+    );
+    assert!(store
+        .change_snapshot(&org, "t", "http://a.test/p")
+        .await
+        .expect("get")
+        .is_none());
+    store
+        .delete_change_snapshot(&org, "", "http://a.test/q")
+        .await
+        .expect("delete");
+    assert!(store
+        .change_snapshot(&org, "", "http://a.test/q")
+        .await
+        .expect("get")
+        .is_none());
 }
 
 async fn bootstrap_emptiness_and_org_updates(store: Store) {

@@ -291,8 +291,11 @@ impl Store {
     }
 
     /// Charges `k` credits for pages of `crawl` inside a transaction: the
-    /// key's budget, then the organization's credits and spend cap. Returns
-    /// the error code when they cannot pay (and changes nothing).
+    /// organization's credits and spend cap, then the key's budget — the
+    /// order every charge and refund takes (organization row, then key row),
+    /// so two of them never wait on each other's row (a deadlock on
+    /// PostgreSQL). Returns the error code when they cannot pay (and changes
+    /// nothing).
     async fn charge_in_tx(
         &self,
         tx: &mut Tx,
@@ -300,19 +303,6 @@ impl Store {
         period: &str,
         k: i64,
     ) -> StoreResult<Option<&'static str>> {
-        if let Some(key) = &crawl.key_id {
-            let ok = sqlx::query(
-                "UPDATE api_keys SET spent = spent + $1 WHERE id = $2 AND (budget IS NULL OR spent + $1 <= budget)",
-            )
-            .bind(k)
-            .bind(key)
-            .execute(&mut **tx)
-            .await?
-            .rows_affected();
-            if ok == 0 {
-                return Ok(Some("insufficient_credits"));
-            }
-        }
         let paid = sqlx::query(
             "UPDATE organizations SET credits = credits - $3, \
                period_spent = (CASE WHEN period = $1 THEN period_spent ELSE 0 END) + $3, period = $1 \
@@ -326,15 +316,30 @@ impl Store {
         .await?
         .rows_affected();
         if paid > 0 {
-            return Ok(None);
-        }
-        // Undo the key's share (no savepoint needed).
-        if let Some(key) = &crawl.key_id {
-            sqlx::query("UPDATE api_keys SET spent = spent - $1 WHERE id = $2")
-                .bind(k)
-                .bind(key)
-                .execute(&mut **tx)
-                .await?;
+            let Some(key) = &crawl.key_id else {
+                return Ok(None);
+            };
+            let ok = sqlx::query(
+                "UPDATE api_keys SET spent = spent + $1 WHERE id = $2 AND (budget IS NULL OR spent + $1 <= budget)",
+            )
+            .bind(k)
+            .bind(key)
+            .execute(&mut **tx)
+            .await?
+            .rows_affected();
+            if ok > 0 {
+                return Ok(None);
+            }
+            // The key's budget is spent: give the organization its share
+            // back (it was charged in this period just above).
+            sqlx::query(
+                "UPDATE organizations SET credits = credits + $1, period_spent = period_spent - $1 WHERE id = $2",
+            )
+            .bind(k)
+            .bind(&crawl.org_id)
+            .execute(&mut **tx)
+            .await?;
+            return Ok(Some("insufficient_credits"));
         }
         let row = sqlx::query("SELECT credits FROM organizations WHERE id = $1")
             .bind(&crawl.org_id)
