@@ -4,7 +4,9 @@
 
 use crate::layers::{admin_layer, auth_layer, envelope_layer};
 use crate::openapi::{self, crawl_status, ApiRouter, Body, Data, Link, Op, Route, Security};
-use crate::routes::{admin, batch, blobs, brand, crawl, extract, map, ops, scrape, search, team};
+use crate::routes::{
+    admin, batch, blobs, brand, crawl, extract, llmstxt, map, ops, schedules, scrape, search, team,
+};
 use crate::state::AppState;
 use axum::Router;
 use serde_json::json;
@@ -12,8 +14,9 @@ use tower_http::catch_panic::CatchPanicLayer;
 use webdata_core::brand::BrandResponse;
 use webdata_core::store::{NewOrganization, Organization};
 use webdata_core::types::{
-    BatchScrapeRequest, CrawlJob, CrawlRequest, ExtractRequest, ExtractResponse, MapRequest,
-    MapResponse, ScrapeRequest, ScrapeResponse, SearchRequest, SearchResponse,
+    BatchScrapeRequest, CrawlJob, CrawlRequest, ExtractRequest, ExtractResponse, LlmsTxtRequest,
+    LlmsTxtStatus, MapRequest, MapResponse, Schedule, ScheduleRequest, ScrapeRequest,
+    ScrapeResponse, SearchRequest, SearchResponse,
 };
 
 /// The routes behind an API key, described.
@@ -145,6 +148,35 @@ fn keyed() -> ApiRouter<AppState> {
                 .errors(&[400, 401, 404, 429, 500]),
         )
         .post(
+            "/v1/llmstxt",
+            llmstxt::start,
+            Op::new("startLlmsTxt", "Make a site's llms.txt and llms-full.txt from a crawl of it (`limit` 1 to 5000 pages, default 100), asynchronously: 1 credit per page scraped successfully, as a crawl.")
+                .idempotent()
+                .body::<LlmsTxtRequest>()
+                .ok::<LlmsTxtStatus>(202, "The job was accepted (status queued); its id starts with `llmstxt_`.")
+                .links(&[
+                    Link { name: "GetLlmsTxt", operation_id: "getLlmsTxt" },
+                    Link { name: "CancelLlmsTxt", operation_id: "cancelLlmsTxt" },
+                ])
+                .errors(&[400, 401, 402, 409, 413, 415, 422, 429, 500, 501]),
+        )
+        .get(
+            "/v1/llmstxt/{id}",
+            llmstxt::get,
+            Op::new("getLlmsTxt", "Status of an llms.txt job (`queued`, `scraping`, `completed`, `failed`, `cancelled`), its counters and credits, and `data.llmsTxt`/`data.llmsFullTxt` once completed (free).")
+                .path("id")
+                .ok::<LlmsTxtStatus>(200, "Status and counters; `data` once completed.")
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .delete(
+            "/v1/llmstxt/{id}",
+            llmstxt::cancel,
+            Op::new("cancelLlmsTxt", "Cancel an llms.txt job; queued pages are dropped at no cost, scraped pages stay charged (free).")
+                .path("id")
+                .ok::<LlmsTxtStatus>(200, "The job, now cancelled (no `data`).")
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .post(
             "/v1/map",
             map::map,
             Op::new("map", "Discover a site's URLs: robots.txt, sitemaps, links of fetched pages, a rendered start page when little is found. Reserves 42 credits (or the largest multiple of 3 the organization has, then `budgetLimited` may be true) and settles the fetches made.")
@@ -167,6 +199,69 @@ fn keyed() -> ApiRouter<AppState> {
                 .body::<ExtractRequest>()
                 .ok::<ExtractResponse>(200, "JSON matching `schema`, and which URLs were read. Costs 5 credits plus 1 per page read; 0 on any failure (422 `extract_failed` when the model's answer did not match the schema after one retry).")
                 .errors(&[400, 401, 402, 404, 413, 415, 422, 429, 500, 501, 502, 504]),
+        )
+        .post(
+            "/v1/schedules",
+            schedules::create,
+            Op::new("createSchedule", "Run a crawl or batch scrape on a schedule (`cron` in a `timezone`, or `every`), each run with change tracking; free to create, each run billed as the crawl it starts.")
+                .body::<ScheduleRequest>()
+                .ok::<Data<Schedule>>(201, "The schedule, with its first `nextRunAt`.")
+                .links(&[
+                    Link { name: "GetSchedule", operation_id: "getSchedule" },
+                    Link { name: "UpdateSchedule", operation_id: "updateSchedule" },
+                    Link { name: "PauseSchedule", operation_id: "pauseSchedule" },
+                    Link { name: "ResumeSchedule", operation_id: "resumeSchedule" },
+                    Link { name: "DeleteSchedule", operation_id: "deleteSchedule" },
+                ])
+                .errors(&[400, 401, 403, 404, 413, 415, 429, 500]),
+        )
+        .get(
+            "/v1/schedules",
+            schedules::list,
+            Op::new("listSchedules", "The organization's schedules, oldest first, each with its newest runs.")
+                .ok::<Data<Vec<Schedule>>>(200, "Every schedule of the organization.")
+                .errors(&[400, 401, 429, 500]),
+        )
+        .get(
+            "/v1/schedules/{id}",
+            schedules::get,
+            Op::new("getSchedule", "A schedule, its next run and its run history (state, crawl id, pages new/same/changed/removed).")
+                .path("id")
+                .ok::<Data<Schedule>>(200, "The schedule.")
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .patch(
+            "/v1/schedules/{id}",
+            schedules::update,
+            Op::new("updateSchedule", "Change a schedule: the fields given replace the stored ones (`cron`/`every` and `crawl`/`batch` replace each other); a new timing counts from now.")
+                .path("id")
+                .body::<ScheduleRequest>()
+                .ok::<Data<Schedule>>(200, "The schedule as changed.")
+                .errors(&[400, 401, 403, 404, 413, 415, 429, 500]),
+        )
+        .delete(
+            "/v1/schedules/{id}",
+            schedules::delete,
+            Op::new("deleteSchedule", "Delete a schedule and its run history; the crawls it started stay.")
+                .path("id")
+                .answers(200, "`id` and `deleted: true`.", Body::Json(openapi::any_object))
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .post(
+            "/v1/schedules/{id}/pause",
+            schedules::pause,
+            Op::new("pauseSchedule", "Suspend a schedule: no run starts until it is resumed.")
+                .path("id")
+                .ok::<Data<Schedule>>(200, "The schedule, suspended (`nextRunAt` null).")
+                .errors(&[400, 401, 404, 429, 500]),
+        )
+        .post(
+            "/v1/schedules/{id}/resume",
+            schedules::resume,
+            Op::new("resumeSchedule", "Resume a schedule: the next run is the next slot after now (missed slots are not run).")
+                .path("id")
+                .ok::<Data<Schedule>>(200, "The schedule, active.")
+                .errors(&[400, 401, 404, 429, 500]),
         )
 }
 

@@ -71,6 +71,10 @@ pub struct ServeArgs {
     /// How long screenshot links work (ms).
     #[arg(long, env = "WEBDATA_SCREENSHOT_TTL_MS", default_value_t = 86_400_000)]
     pub screenshot_ttl_ms: i64,
+    /// How often the scheduler looks for due scheduled runs (ms); 0 runs no
+    /// scheduler in this process (another replica's starts the runs).
+    #[arg(long, env = "WEBDATA_SCHEDULER_TICK_MS", default_value_t = 1000)]
+    pub scheduler_tick_ms: u64,
     /// How long change tracking keeps a page's snapshot after its last
     /// scrape (days); an older page compares as `new`.
     #[arg(long, env = "WEBDATA_CHANGE_RETENTION_DAYS", default_value_t = 90)]

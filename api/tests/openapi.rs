@@ -18,6 +18,8 @@ fn document_covers_routes_fields_and_errors() {
         "/v1/blobs/{file}",
         "/v1/brand",
         "/v1/map",
+        "/v1/llmstxt",
+        "/v1/llmstxt/{id}",
     ] {
         assert!(paths.contains_key(p), "missing {p}");
     }
@@ -268,15 +270,19 @@ fn links_lead_from_started_jobs_to_operations_taking_their_id() {
         }
     }
     for (start, want) in [
-        ("startCrawl", ["getCrawl", "getCrawlErrors", "cancelCrawl"]),
+        (
+            "startCrawl",
+            &["getCrawl", "getCrawlErrors", "cancelCrawl"][..],
+        ),
         (
             "startBatchScrape",
-            [
+            &[
                 "getBatchScrape",
                 "getBatchScrapeErrors",
                 "cancelBatchScrape",
-            ],
+            ][..],
         ),
+        ("startLlmsTxt", &["getLlmsTxt", "cancelLlmsTxt"][..]),
     ] {
         let links = by_id[start].1["responses"]["202"]["links"]
             .as_object()

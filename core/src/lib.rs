@@ -3,6 +3,7 @@
 
 pub mod brand;
 pub mod error;
+pub mod schedule;
 pub mod shutdown;
 pub mod signature;
 pub mod store;

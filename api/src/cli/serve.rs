@@ -170,6 +170,12 @@ pub(crate) async fn build(args: &ServeArgs, listen_url: Option<String>) -> anyho
         model: chat_model(args)?,
         loopback: Default::default(),
     };
+    if args.scheduler_tick_ms > 0 {
+        crate::services::schedules::spawn(
+            state.clone(),
+            std::time::Duration::from_millis(args.scheduler_tick_ms.max(50)),
+        );
+    }
     spawn_janitor(
         store,
         config.request_timeout.as_millis() as i64,

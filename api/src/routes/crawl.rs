@@ -123,6 +123,42 @@ pub(crate) async fn create_and_launch(
     seeds: Option<&[String]>,
     extra: Option<serde_json::Map<String, serde_json::Value>>,
 ) -> ApiResult<Response> {
+    let row = launch(app, caller, stored, request_json, seeds).await?;
+    let mut body = job(&row);
+    for (k, v) in extra.unwrap_or_default() {
+        body[k] = v;
+    }
+    if let Some(c) = claim {
+        c.complete(StatusCode::ACCEPTED, &body).await;
+    }
+    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+}
+
+/// Creates the crawl (or, with `seeds`, the batch scrape) and hands it to
+/// the cluster or the in-process workers.
+pub(crate) async fn launch(
+    app: &AppState,
+    caller: &Caller,
+    stored: &CrawlRequest,
+    request_json: &str,
+    seeds: Option<&[String]>,
+) -> ApiResult<CrawlRow> {
+    let id = match seeds {
+        None => Store::new_crawl_id(),
+        Some(_) => Store::new_batch_id(),
+    };
+    launch_as(app, caller, &id, stored, request_json, seeds).await
+}
+
+/// [`launch`] under a given id (an llms.txt job's `llmstxt_…`).
+pub(crate) async fn launch_as(
+    app: &AppState,
+    caller: &Caller,
+    id: &str,
+    stored: &CrawlRequest,
+    request_json: &str,
+    seeds: Option<&[String]>,
+) -> ApiResult<CrawlRow> {
     let placement = match &app.kube {
         Some(k) => Placement {
             pool: k.pool.clone(),
@@ -136,7 +172,7 @@ pub(crate) async fn create_and_launch(
         None => {
             app.store
                 .create_crawl_in(
-                    &Store::new_crawl_id(),
+                    id,
                     &caller.org.id,
                     Some(&caller.key.id),
                     &stored.url,
@@ -149,7 +185,7 @@ pub(crate) async fn create_and_launch(
         Some(urls) => {
             app.store
                 .create_batch_in(
-                    &Store::new_batch_id(),
+                    id,
                     &caller.org.id,
                     Some(&caller.key.id),
                     urls,
@@ -181,14 +217,7 @@ pub(crate) async fn create_and_launch(
     if let Some(r) = &app.runner {
         r.wake();
     }
-    let mut body = job(&row);
-    for (k, v) in extra.unwrap_or_default() {
-        body[k] = v;
-    }
-    if let Some(c) = claim {
-        c.complete(StatusCode::ACCEPTED, &body).await;
-    }
-    Ok((StatusCode::ACCEPTED, Json(body)).into_response())
+    Ok(row)
 }
 
 /// Query of GET /v1/crawl/{id}.

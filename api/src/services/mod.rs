@@ -6,5 +6,6 @@ pub mod blobs;
 pub mod brand;
 pub mod crawls;
 pub mod llm;
+pub mod schedules;
 pub mod scrape;
 pub mod search;

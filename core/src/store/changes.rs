@@ -116,6 +116,40 @@ impl Store {
         Ok(())
     }
 
+    /// A crawl's documents counted by `changeTracking.changeStatus`.
+    pub async fn crawl_change_summary(
+        &self,
+        crawl_id: &str,
+    ) -> StoreResult<crate::types::RunSummary> {
+        let mut s = crate::types::RunSummary::default();
+        let mut after = 0;
+        loop {
+            let docs = self.crawl_documents(crawl_id, after, 500).await?;
+            let Some(last) = docs.last().map(|d| d.0) else {
+                break;
+            };
+            for (_, _, json) in &docs {
+                s.pages += 1;
+                let status = serde_json::from_str::<serde_json::Value>(json)
+                    .ok()
+                    .and_then(|d| {
+                        d["changeTracking"]["changeStatus"]
+                            .as_str()
+                            .map(str::to_string)
+                    });
+                match status.as_deref() {
+                    Some("new") => s.new += 1,
+                    Some("same") => s.same += 1,
+                    Some("changed") => s.changed += 1,
+                    Some("removed") => s.removed += 1,
+                    _ => {}
+                }
+            }
+            after = last;
+        }
+        Ok(s)
+    }
+
     /// Forgets snapshots older than `keep_ms` (the retention setting).
     pub async fn sweep_change_snapshots(&self, keep_ms: i64) -> StoreResult<u64> {
         Ok(

@@ -15,6 +15,7 @@ mod keys;
 mod ledger;
 mod limits;
 mod orgs;
+mod schedules;
 mod usage;
 mod webhooks;
 
@@ -31,6 +32,7 @@ pub use crawl::{
     PoolBacklog,
 };
 pub use idempotency::{IdempotencyBegin, StoredResponse, ABANDONED_AFTER_MS, REPLAY_WINDOW_MS};
+pub use schedules::{Claimed, RunRow, ScheduleRow};
 pub use usage::{
     AlertSettings, DayUsage, FailureCount, LedgerFilter, LedgerRow, RequestRecord, DAY_MS,
 };

@@ -43,6 +43,14 @@ pub fn check_crawl_request(r: &crate::types::CrawlRequest) -> Result<(), Invalid
     Ok(())
 }
 
+/// Checks an llms.txt request: `url`, `limit` 1 to 5000, and the crawl it
+/// runs (depth, path lists).
+pub fn check_llmstxt_request(r: &crate::types::LlmsTxtRequest) -> Result<(), Invalid> {
+    check_url("url", &r.url)?;
+    range("limit", r.limit, 1, crate::types::LLMSTXT_LIMIT_MAX)?;
+    check_crawl_request(&r.as_crawl())
+}
+
 /// Longest map `search` text (the same bound as a search query).
 pub const MAP_SEARCH_MAX: usize = 500;
 

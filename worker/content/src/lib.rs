@@ -10,6 +10,7 @@ mod chunks;
 mod dom;
 pub mod fastparse;
 mod html;
+pub mod llmstxt;
 mod main_content;
 mod markdown;
 mod metadata;
