@@ -18,8 +18,8 @@ use kube::runtime::events::{Recorder, Reporter};
 use kube::runtime::{watcher, Controller};
 use kube::Client;
 use webdata_operator::build::{Database, PoolDefaults};
-use webdata_operator::controller::{crawljob, workerpool, Ctx, Metrics, Settings};
-use webdata_operator::crd::{self, CrawlJob, WorkerPool};
+use webdata_operator::controller::{crawljob, crawlschedule, workerpool, Ctx, Metrics, Settings};
+use webdata_operator::crd::{self, CrawlJob, CrawlSchedule, WorkerPool};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -311,7 +311,22 @@ async fn run(args: RunArgs) -> anyhow::Result<()> {
     .graceful_shutdown_on(stopper(&stop_tx))
     .run(workerpool::reconcile, workerpool::error_policy, ctx.clone())
     .for_each(|_| async {});
-    let controllers = futures::future::join(jobs, pools);
+    let schedules = Controller::new(
+        Api::<CrawlSchedule>::namespaced(client.clone(), &ns),
+        watcher::Config::default(),
+    )
+    .owns(
+        Api::<CrawlJob>::namespaced(client.clone(), &ns),
+        watcher::Config::default().labels(crd::SCHEDULE_LABEL),
+    )
+    .graceful_shutdown_on(stopper(&stop_tx))
+    .run(
+        crawlschedule::reconcile,
+        crawlschedule::error_policy,
+        ctx.clone(),
+    )
+    .for_each(|_| async {});
+    let controllers = futures::future::join3(jobs, pools, schedules);
     tokio::pin!(controllers);
     let mut lost = false;
     tokio::select! {

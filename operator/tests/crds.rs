@@ -23,6 +23,6 @@ fn generated_crds_match_the_committed_files() {
                     .unwrap_or(false)
             })
             .count();
-        assert_eq!(count, 2, "{dir} holds only the two CRDs");
+        assert_eq!(count, 3, "{dir} holds only the three CRDs");
     }
 }

@@ -5,7 +5,7 @@
 3. The chart renders with several value sets; every manifest passes
    kubernetes-validate --strict (Kubernetes 1.32 schemas), the WorkerPool
    validates against the generated CRD schema, and each set renders what it should.
-4. The sample CrawlJob/WorkerPool YAMLs in examples/kubernetes/ validate against
+4. The sample CrawlJob/WorkerPool/CrawlSchedule YAMLs in examples/kubernetes/ validate against
    the generated CRD schemas, and each file in tests/chart/invalid/ is rejected
    with the error its `# expect:` line names.
 5. RBAC is least privilege: namespaced Roles, no wildcards.
@@ -54,7 +54,7 @@ def k8s_to_jsonschema(s):
 # 1. CRDs in the chart are the generated ones.
 generated = {p.name: p.read_bytes() for p in (ROOT / "crds").glob("*.yaml")}
 in_chart = {p.name: p.read_bytes() for p in (CHART / "crds").glob("*.yaml")}
-check(len(generated) == 2, f"crds/ should hold 2 CRDs, has {sorted(generated)}")
+check(len(generated) == 3, f"crds/ should hold 3 CRDs, has {sorted(generated)}")
 check(generated == in_chart,
       "charts/webdata/crds/ differs from crds/: run `webdata-operator crd --out-dir crds` and copy crds/*.yaml into the chart")
 

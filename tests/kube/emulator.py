@@ -287,6 +287,8 @@ class Emulator(kmock.KubernetesEmulator):
 RESOURCES = {
     "webdata.io/v1/crawljobs": dict(kind="CrawlJob", singular="crawljob", namespaced=True,
                                     shortnames={"cj"}, categories={"webdata"}, subresources={"status"}),
+    "webdata.io/v1/crawlschedules": dict(kind="CrawlSchedule", singular="crawlschedule", namespaced=True,
+                                         shortnames={"cs"}, categories={"webdata"}, subresources={"status"}),
     "webdata.io/v1/workerpools": dict(kind="WorkerPool", singular="workerpool", namespaced=True,
                                       shortnames={"wp"}, categories={"webdata"}, subresources={"status"}),
     "apps/v1/deployments": dict(kind="Deployment", singular="deployment", namespaced=True,

@@ -724,6 +724,199 @@ async fn a_crawljob_applied_with_kubectl_runs_the_same_way() {
         .contains("no-such-org"));
 }
 
+const SCHEDULES: &str = "/apis/webdata.io/v1/namespaces/default/crawlschedules";
+
+impl Cluster {
+    /// A JSON merge patch (of the status subresource when `path` ends so).
+    async fn merge(&self, path: &str, body: Value) -> Value {
+        let r = self
+            .http
+            .patch(format!("{}{path}", self.base))
+            .header("content-type", "application/merge-patch+json")
+            .json(&body)
+            .send()
+            .await
+            .expect("patch");
+        assert!(r.status().is_success(), "patch {path}: {}", r.status());
+        r.json().await.expect("json")
+    }
+}
+
+/// A CrawlSchedule applied with kubectl: at its slot the operator creates a
+/// CrawlJob (change tracking on, owned by the schedule, named after the
+/// slot), the run is crawled like any CrawlJob, and the schedule's status
+/// shows the last run, the next one and the result. The clock is moved by
+/// rewinding `status.lastScheduleTime`; a slot never runs twice, and a
+/// suspended schedule runs nothing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_crawlschedule_runs_its_slots_as_crawljobs() {
+    let cluster = Cluster::start();
+    let database_url = fresh_database(Db::Postgres).await;
+    let s = api_in_cluster_mode(&cluster, &database_url).await;
+    let _operator = Operator::start(&cluster, &database_url);
+    make_pool(&cluster).await;
+    let site = site(0).await;
+    let dir = std::env::temp_dir().join(support::unique("webdata-cs"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("crawlschedule.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "apiVersion: webdata.io/v1\nkind: CrawlSchedule\nmetadata:\n  name: docs\nspec:\n  schedule: \"0 * * * *\"\n  jobTemplate:\n    url: {}\n    limit: 3\n    sitemap: skip\n    organization: default\n",
+            site.url("/p/0")
+        ),
+    )
+    .expect("yaml");
+    let (ok, out) = cluster.kubectl(&[
+        "apply",
+        "--validate=false",
+        "-f",
+        &file.display().to_string(),
+    ]);
+    assert!(ok, "{out}");
+    // Not due yet: the next slot is the next full hour; no CrawlJob.
+    let sched = cluster
+        .wait_for(
+            "the schedule's next run",
+            &format!("{SCHEDULES}/docs"),
+            |c| c["status"]["nextScheduleTime"].is_string(),
+        )
+        .await;
+    let next: jiff::Timestamp = sched["status"]["nextScheduleTime"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .expect("time");
+    assert_eq!(next.as_second() % 3600, 0, "{sched}");
+    assert_eq!(sched["status"]["conditions"][0]["reason"], "Scheduled");
+    let jobs_of = |list: &Value| -> Vec<Value> {
+        list["items"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|j| j["metadata"]["labels"]["webdata.io/schedule"] == "docs")
+            .collect()
+    };
+    assert!(jobs_of(&cluster.get(JOBS).await.unwrap_or_default()).is_empty());
+
+    // Two hours later (as far as the schedule knows): this hour's slot runs.
+    let two_hours_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(2);
+    cluster
+        .merge(
+            &format!("{SCHEDULES}/docs/status"),
+            json!({"status": {"lastScheduleTime": two_hours_ago.to_string()}}),
+        )
+        .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let job = loop {
+        if let Some(j) = jobs_of(&cluster.get(JOBS).await.unwrap_or_default()).pop() {
+            if j["status"]["crawlId"].is_string() {
+                break j;
+            }
+        }
+        assert!(Instant::now() < deadline, "no CrawlJob for the due slot");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    // The slot is this hour's (a run straddling the hour may see the next).
+    let name = job["metadata"]["name"].as_str().unwrap_or("").to_string();
+    let this_hour = [0, 3600]
+        .map(|d| (two_hours_ago.as_second() + 7200 + d) / 3600 * 3600)
+        .into_iter()
+        .find(|h| name == format!("docs-{}", h / 60))
+        .unwrap_or_else(|| panic!("{job}"));
+    assert_eq!(
+        job["metadata"]["ownerReferences"][0]["kind"],
+        "CrawlSchedule"
+    );
+    let formats = &job["spec"]["scrapeOptions"]["formats"];
+    assert!(
+        formats
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f == "changeTracking")),
+        "{job}"
+    );
+    assert_eq!(
+        job["spec"]["scrapeOptions"]["changeTrackingOptions"]["tag"],
+        "default/docs"
+    );
+    let id = job["status"]["crawlId"].as_str().unwrap().to_string();
+    let mut kubelet = Kubelet::default();
+    let crawl = run_to_end(&s, &cluster, &mut kubelet, &id).await;
+    assert_eq!(crawl["completed"], 3, "{crawl}");
+    let docs = crawl["data"].as_array().cloned().unwrap_or_default();
+    assert!(
+        docs.iter()
+            .all(|d| d["changeTracking"]["changeStatus"] == "new"),
+        "{crawl}"
+    );
+    let sched = cluster
+        .wait_for(
+            "the run's result in the schedule",
+            &format!("{SCHEDULES}/docs"),
+            |c| {
+                c["status"]["lastResult"]
+                    .as_str()
+                    .is_some_and(|r| r.starts_with("Completed: 3 pages, 3 new"))
+            },
+        )
+        .await;
+    assert_eq!(
+        sched["status"]["lastScheduleTime"]
+            .as_str()
+            .map(|t| t.parse::<jiff::Timestamp>().map(|t| t.as_second()).ok()),
+        Some(Some(this_hour)),
+        "{sched}"
+    );
+    assert!(
+        sched["status"]["active"]
+            .as_array()
+            .is_none_or(|a| a.is_empty()),
+        "{sched}"
+    );
+
+    // The same slot never runs twice, even with the clock rewound again.
+    cluster
+        .merge(
+            &format!("{SCHEDULES}/docs/status"),
+            json!({"status": {"lastScheduleTime": two_hours_ago.to_string()}}),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        jobs_of(&cluster.get(JOBS).await.unwrap_or_default()).len(),
+        1
+    );
+
+    // Suspended: no next run, and a due slot starts nothing.
+    cluster
+        .merge(
+            &format!("{SCHEDULES}/docs"),
+            json!({"spec": {"suspend": true}}),
+        )
+        .await;
+    let sched = cluster
+        .wait_for(
+            "the suspended schedule",
+            &format!("{SCHEDULES}/docs"),
+            |c| c["status"]["conditions"][0]["reason"] == "Suspended",
+        )
+        .await;
+    assert!(sched["status"]["nextScheduleTime"].is_null(), "{sched}");
+    let three_hours_ago = jiff::Timestamp::now() - jiff::SignedDuration::from_hours(3);
+    cluster
+        .merge(
+            &format!("{SCHEDULES}/docs/status"),
+            json!({"status": {"lastScheduleTime": three_hours_ago.to_string()}}),
+        )
+        .await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        jobs_of(&cluster.get(JOBS).await.unwrap_or_default()).len(),
+        1
+    );
+}
+
 /// When the CrawlJob cannot be created (no API server answers), the crawl
 /// fails cleanly with a clear error and costs nothing.
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

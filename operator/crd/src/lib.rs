@@ -1,6 +1,7 @@
 //! The custom resources of group `webdata.io`: `CrawlJob` (a crawl, as
-//! kubectl users and the API's cluster mode create it) and `WorkerPool`
-//! (the workers and browsers that run crawls). `webdata-operator crd`
+//! kubectl users and the API's cluster mode create it), `WorkerPool`
+//! (the workers and browsers that run crawls) and `CrawlSchedule` (a crawl
+//! run on a schedule with change tracking, as a CronJob runs Jobs). `webdata-operator crd`
 //! prints their CustomResourceDefinitions; `crds/` holds that output.
 
 // kube's `printcolumn(...)` attributes repeat `type_ = "integer"`, which clippy
@@ -14,7 +15,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use kube::{CustomResource, CustomResourceExt, KubeSchema};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use webdata_core::types::{CrawlRequest, ScrapeOptions, SitemapMode, WebhookSpec};
+use webdata_core::types::{
+    ConcurrencyPolicy, CrawlRequest, ScrapeOptions, SitemapMode, WebhookSpec,
+};
 
 /// Label on CrawlJobs the API created for a POST /v1/crawl.
 pub const LAUNCHED_BY_LABEL: &str = "webdata.io/launched-by";
@@ -22,6 +25,8 @@ pub const LAUNCHED_BY_LABEL: &str = "webdata.io/launched-by";
 pub const CRAWL_ID_ANNOTATION: &str = "webdata.io/crawl-id";
 /// Annotation naming the organization of an API-created CrawlJob.
 pub const ORGANIZATION_ANNOTATION: &str = "webdata.io/organization";
+/// Label on the CrawlJobs a CrawlSchedule created: the schedule's name.
+pub const SCHEDULE_LABEL: &str = "webdata.io/schedule";
 /// Finalizer that cancels the crawl in the store before a CrawlJob goes away.
 pub const FINALIZER: &str = "webdata.io/cancel-crawl";
 
@@ -376,11 +381,136 @@ pub struct WorkerPoolStatus {
     pub observed_generation: Option<i64>,
 }
 
+fn default_successful_history() -> i32 {
+    3
+}
+fn default_failed_history() -> i32 {
+    1
+}
+
+/// A crawl run on a schedule, each run a CrawlJob with change tracking
+/// (as a CronJob runs Jobs).
+#[derive(CustomResource, KubeSchema, Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[kube(
+    group = "webdata.io",
+    version = "v1",
+    kind = "CrawlSchedule",
+    plural = "crawlschedules",
+    namespaced,
+    shortname = "cs",
+    category = "webdata",
+    status = "CrawlScheduleStatus",
+    derive = "PartialEq",
+    printcolumn(name = "Schedule", type_ = "string", json_path = ".spec.schedule"),
+    printcolumn(name = "Suspend", type_ = "boolean", json_path = ".spec.suspend"),
+    printcolumn(
+        name = "Last Run",
+        type_ = "date",
+        json_path = ".status.lastScheduleTime"
+    ),
+    printcolumn(
+        name = "Next Run",
+        type_ = "string",
+        json_path = ".status.nextScheduleTime"
+    ),
+    printcolumn(
+        name = "Last Result",
+        type_ = "string",
+        json_path = ".status.lastResult"
+    ),
+    printcolumn(
+        name = "Age",
+        type_ = "date",
+        json_path = ".metadata.creationTimestamp"
+    )
+)]
+#[serde(rename_all = "camelCase")]
+pub struct CrawlScheduleSpec {
+    /// Five-field cron (`0 6 * * 1-5`), a macro (`@daily`), or an interval
+    /// (`@every 6h`: 1 minute to 366 days).
+    #[schemars(length(min = 1, max = 200))]
+    pub schedule: String,
+    /// IANA time zone of `schedule` (default UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_zone: Option<String>,
+    /// The CrawlJob each run creates (change tracking is added to its formats).
+    pub job_template: CrawlJobSpec,
+    /// Change-tracking tag of the runs (default `<namespace>/<name>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(length(min = 1, max = 128))]
+    pub tag: Option<String>,
+    /// `Forbid` (default), `Allow` or `Replace`, as a CronJob's.
+    #[serde(default)]
+    pub concurrency_policy: ConcurrencyPolicy,
+    /// A run later than this (after downtime) is skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(min = 1))]
+    pub starting_deadline_seconds: Option<i64>,
+    /// No new runs while true.
+    #[serde(default)]
+    pub suspend: bool,
+    /// Completed CrawlJobs kept.
+    #[serde(default = "default_successful_history")]
+    #[schemars(range(min = 0, max = 100))]
+    pub successful_jobs_history_limit: i32,
+    /// Failed or cancelled CrawlJobs kept.
+    #[serde(default = "default_failed_history")]
+    #[schemars(range(min = 0, max = 100))]
+    pub failed_jobs_history_limit: i32,
+}
+
+impl CrawlScheduleSpec {
+    /// `schedule` as cron or `every`.
+    pub fn when(&self, anchor_ms: i64) -> Result<webdata_core::schedule::When, String> {
+        let s = self.schedule.trim();
+        let (cron, every) = match s.strip_prefix("@every ") {
+            Some(e) => (None, Some(e.trim())),
+            None => (Some(s), None),
+        };
+        webdata_core::schedule::When::parse(cron, every, self.time_zone.as_deref(), anchor_ms)
+            .map_err(|(field, msg)| {
+                format!(
+                    "{}: {msg}",
+                    if field == "timezone" {
+                        "timeZone"
+                    } else {
+                        "schedule"
+                    }
+                )
+            })
+    }
+}
+
+/// What the operator last did for a schedule.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct CrawlScheduleStatus {
+    /// The slot of the last run started (or skipped).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_schedule_time: Option<String>,
+    /// The next slot (RFC 3339), absent while suspended.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_schedule_time: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_successful_time: Option<String>,
+    /// CrawlJobs of this schedule still running.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub active: Vec<String>,
+    /// The newest ended run: its phase and pages by change status.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_result: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub conditions: Vec<Condition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub observed_generation: Option<i64>,
+}
+
 /// The CRDs as YAML documents, as `crds/` holds them.
 pub fn crd_yaml() -> BTreeMap<&'static str, String> {
     let mut out = BTreeMap::new();
     for (file, crd) in [
         ("crawljobs.webdata.io.yaml", CrawlJob::crd()),
+        ("crawlschedules.webdata.io.yaml", CrawlSchedule::crd()),
         ("workerpools.webdata.io.yaml", WorkerPool::crd()),
     ] {
         let body = serde_saphyr::to_string(&crd).unwrap_or_default();

@@ -1,8 +1,9 @@
-//! The two controllers (level-triggered: every reconcile reads the store and
+//! The three controllers (level-triggered: every reconcile reads the store and
 //! the cluster as they are now, so the operator can be killed and restarted
 //! at any moment) and their shared context.
 
 pub mod crawljob;
+pub mod crawlschedule;
 pub mod workerpool;
 
 use std::time::Duration;
