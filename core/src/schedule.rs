@@ -70,8 +70,19 @@ impl When {
     }
 }
 
-/// `every`: a number and a unit, repeated (`90m`, `1h30m`, `2d`, `1w`).
+/// `every`: a number and a unit, repeated (`90m`, `1h30m`, `2d`, `1w`),
+/// 1 minute to 366 days.
 pub fn parse_every(s: &str) -> Result<i64, String> {
+    let total = parse_interval(s)?;
+    if !(EVERY_MIN_MS..=EVERY_MAX_MS).contains(&total) {
+        return Err(format!("`{s}` is outside 1 minute to 366 days"));
+    }
+    Ok(total)
+}
+
+/// An interval in milliseconds: a number and a unit (s, m, h, d, w),
+/// repeated (`1h30m`), without bounds.
+pub fn parse_interval(s: &str) -> Result<i64, String> {
     let bad = || {
         format!("`{s}` is not an interval: use a number and a unit (s, m, h, d, w), for example `15m`, `6h` or `1d`")
     };
@@ -98,9 +109,6 @@ pub fn parse_every(s: &str) -> Result<i64, String> {
     }
     if !num.is_empty() || !any {
         return Err(bad());
-    }
-    if !(EVERY_MIN_MS..=EVERY_MAX_MS).contains(&total) {
-        return Err(format!("`{s}` is outside 1 minute to 366 days"));
     }
     Ok(total)
 }

@@ -425,3 +425,132 @@ on_both!(
     sigint_keeps_what_was_written_and_resume_finishes,
     resume_from_is_checked
 );
+
+/// `webdata watch URL --every 1s --count 3` on the embedded store: the
+/// first check is `new`, the page then changes and the second check prints
+/// `changed` with the unified diff, the third is `same`; a second watch with
+/// the same tag continues the history, another tag starts its own.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn watch_prints_each_change_with_its_diff() {
+    use std::io::{BufRead, BufReader};
+    let page: Arc<Mutex<String>> = Arc::new(Mutex::new(String::new()));
+    let article = |extra: &str| {
+        format!(
+            "<!doctype html><html><head><title>Pricing</title></head><body><main><article><h1>Pricing</h1>\
+             <p>Our plans are simple and every plan includes the full product with support by email.</p>\
+             {extra}</article></main></body></html>"
+        )
+    };
+    *page.lock().unwrap() = article("");
+    let p = page.clone();
+    let site = Site::serve(axum::Router::new().fallback(move || {
+        let p = p.clone();
+        async move { axum::response::Html(p.lock().unwrap().clone()) }
+    }))
+    .await;
+    let dir = std::env::temp_dir().join(unique("webdata-watch"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let db = format!("sqlite://{}/w.db", dir.display());
+    let url = site.url("/pricing");
+    let mut child = Command::new(binary("webdata"))
+        .args([
+            "watch",
+            &url,
+            "--every",
+            "1s",
+            "--count",
+            "3",
+            "--database-url",
+            &db,
+        ])
+        .env("WEBDATA_BROWSER", "off")
+        .env("WEBDATA_ALLOW_PRIVATE_NETWORKS", "127.0.0.2")
+        .env_remove("WEBDATA_URL")
+        .env_remove("WEBDATA_API_KEY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn watch");
+    let stdout = child.stdout.take().expect("stdout");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let next = |rx: &std::sync::mpsc::Receiver<String>| {
+        rx.recv_timeout(Duration::from_secs(30))
+            .expect("a line from watch")
+    };
+    let first = next(&rx);
+    assert!(first.contains(&format!("new     {url}")), "{first}");
+    *page.lock().unwrap() =
+        article("<p>Starting today every plan costs ten percent more than before.</p>");
+    let second = next(&rx);
+    assert!(
+        second.contains(&format!("changed {url} since ")),
+        "{second}"
+    );
+    let mut diff = Vec::new();
+    let third = loop {
+        let l = next(&rx);
+        if l.contains(&url) {
+            break l;
+        }
+        diff.push(l);
+    };
+    assert_eq!(
+        diff.first().map(String::as_str),
+        Some("--- previous"),
+        "{diff:?}"
+    );
+    assert!(
+        diff.iter()
+            .any(|l| l == "+Starting today every plan costs ten percent more than before."),
+        "{diff:?}"
+    );
+    assert!(third.contains(&format!("same    {url}")), "{third}");
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{status:?}");
+
+    // The same tag continues; another tag starts anew. --json prints the object.
+    let (out, err, code) = webdata(
+        &[
+            "watch",
+            &url,
+            "--every",
+            "1s",
+            "--count",
+            "1",
+            "--json",
+            "--database-url",
+            &db,
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let ct: serde_json::Value = serde_json::from_str(out.trim()).expect("json line");
+    assert_eq!(ct["changeStatus"], "same", "{out}");
+    let (out, err, code) = webdata(
+        &[
+            "watch",
+            &url,
+            "--count",
+            "1",
+            "--tag",
+            "other",
+            "--json",
+            "--database-url",
+            &db,
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("\"changeStatus\":\"new\""), "{out}");
+    let (_, err, code) = webdata(
+        &["watch", &url, "--every", "10ms", "--database-url", &db],
+        &[],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--every"), "{err}");
+}

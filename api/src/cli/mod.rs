@@ -6,11 +6,13 @@ mod crawl;
 mod mcp;
 mod scrape;
 mod serve;
+mod watch;
 
 pub use commands::{BatchArgs, BrandArgs, MapArgs};
 pub use connect::{ConnectArgs, Connection};
 pub use crawl::{page_path, CrawlArgs};
 pub use mcp::McpArgs;
+pub use watch::WatchArgs;
 
 use crate::config::{ServeArgs, StoreArgs};
 use anyhow::Context;
@@ -57,6 +59,9 @@ pub enum Command {
     Batch(BatchArgs),
     /// A domain's brand: logos, colours, fonts, name and links.
     Brand(BrandArgs),
+    /// Watch a page: scrape it every --every with change tracking and print
+    /// what changed (a diff), until Ctrl-C or --count checks.
+    Watch(WatchArgs),
     /// Serve the MCP tools over stdio, for desktop MCP hosts (Claude Desktop, Cursor, VS Code).
     Mcp(McpArgs),
     /// TLS helpers: `tls self-signed --out DIR` makes a certificate and key for local HTTPS.
@@ -320,6 +325,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Map(args) => commands::map(args).await,
         Command::Batch(args) => commands::batch(args).await,
         Command::Brand(args) => commands::brand(args).await,
+        Command::Watch(args) => watch::watch(args).await,
         Command::Mcp(args) => mcp::run(args).await,
         Command::Tls {
             cmd: TlsCmd::SelfSigned { out, names },
