@@ -384,11 +384,11 @@ async fn suspend_policies_and_deadline(db: Db) {
     gone.assert_error(404, "not_found");
 }
 
-async fn two_processes_never_start_a_run_twice(db: Db) {
+async fn two_processes_never_start_a_run_twice_and_a_restart_catches_up_once(db: Db) {
     let web: Shared = Arc::default();
     three_pages(&web);
     let site = site(web.clone()).await;
-    let a = server(db, None).await;
+    let mut a = server(db, None).await;
     let mut b = server(db, Some(a.database_url.clone())).await;
     b.key = a.key.clone();
     let mut ids = Vec::new();
@@ -433,6 +433,48 @@ async fn two_processes_never_start_a_run_twice(db: Db) {
         (12, 12),
         "4 schedules x 3 slots, each run once"
     );
+
+    // Both processes stop; while they are down three daily slots pass. On
+    // restart each schedule runs once (the overdue slot), not three times,
+    // and its next run is the next slot after now.
+    let database_url = a.database_url.clone();
+    let key = a.key.clone();
+    a.kill();
+    b.kill();
+    for id in &ids {
+        make_due_in(&database_url, id, 3 * 86_400_000 + 1000).await;
+    }
+    let mut c = server(db, Some(database_url.clone())).await;
+    c.key = key;
+    for id in &ids {
+        let runs = ended_runs(&c, id, 4).await;
+        assert_eq!(runs.len(), 4, "one catch-up run: {runs:?}");
+        let next: jiff::Timestamp = get(&c, id).await["nextRunAt"]
+            .as_str()
+            .expect("next")
+            .parse()
+            .expect("t");
+        assert!(next.as_millisecond() > webdata_core::store::now_ms());
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let runs: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM schedule_runs")
+        .fetch_one(c.store().await.pool())
+        .await
+        .expect("count");
+    assert_eq!(runs, 16, "4 schedules x (3 slots + 1 catch-up)");
+}
+
+/// [`make_due`] on a store whose server is down.
+async fn make_due_in(database_url: &str, id: &str, ago_ms: i64) {
+    let store = webdata_core::Store::connect(database_url)
+        .await
+        .expect("store");
+    sqlx::query("UPDATE schedules SET next_run_at = $1 WHERE id = $2")
+        .bind(webdata_core::store::now_ms() - ago_ms)
+        .bind(id)
+        .execute(store.pool())
+        .await
+        .expect("due");
 }
 
 async fn bad_schedules_are_refused_naming_the_field(db: Db) {
@@ -538,6 +580,6 @@ async fn bad_schedules_are_refused_naming_the_field(db: Db) {
 on_both!(
     runs_on_time_and_summarise_what_changed,
     suspend_policies_and_deadline,
-    two_processes_never_start_a_run_twice,
+    two_processes_never_start_a_run_twice_and_a_restart_catches_up_once,
     bad_schedules_are_refused_naming_the_field,
 );
