@@ -206,7 +206,7 @@ fn keyed() -> ApiRouter<AppState> {
             Op::new("createSchedule", "Run a crawl or batch scrape on a schedule (`cron` in a `timezone`, or `every`), each run with change tracking; free to create, each run billed as the crawl it starts.")
                 .body::<ScheduleRequest>()
                 .ok::<Data<Schedule>>(201, "The schedule, with its first `nextRunAt`.")
-                .links(&[
+                .links_at("/data/id", &[
                     Link { name: "GetSchedule", operation_id: "getSchedule" },
                     Link { name: "UpdateSchedule", operation_id: "updateSchedule" },
                     Link { name: "PauseSchedule", operation_id: "pauseSchedule" },

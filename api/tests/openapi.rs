@@ -269,22 +269,44 @@ fn links_lead_from_started_jobs_to_operations_taking_their_id() {
             }
         }
     }
-    for (start, want) in [
+    for (start, status, at, want) in [
         (
             "startCrawl",
+            "202",
+            "/id",
             &["getCrawl", "getCrawlErrors", "cancelCrawl"][..],
         ),
         (
             "startBatchScrape",
+            "202",
+            "/id",
             &[
                 "getBatchScrape",
                 "getBatchScrapeErrors",
                 "cancelBatchScrape",
             ][..],
         ),
-        ("startLlmsTxt", &["getLlmsTxt", "cancelLlmsTxt"][..]),
+        (
+            "startLlmsTxt",
+            "202",
+            "/id",
+            &["getLlmsTxt", "cancelLlmsTxt"][..],
+        ),
+        // Schedules answer `{success, data: Schedule}`.
+        (
+            "createSchedule",
+            "201",
+            "/data/id",
+            &[
+                "getSchedule",
+                "updateSchedule",
+                "pauseSchedule",
+                "resumeSchedule",
+                "deleteSchedule",
+            ][..],
+        ),
     ] {
-        let links = by_id[start].1["responses"]["202"]["links"]
+        let links = by_id[start].1["responses"][status]["links"]
             .as_object()
             .unwrap_or_else(|| panic!("{start} has no links"))
             .clone();
@@ -297,7 +319,10 @@ fn links_lead_from_started_jobs_to_operations_taking_their_id() {
         want.sort();
         assert_eq!(targets, want, "{start}'s links");
         for link in links.values() {
-            assert_eq!(link["parameters"]["id"], "$response.body#/id");
+            assert_eq!(
+                link["parameters"]["id"],
+                format!("$response.body#{at}").as_str()
+            );
             let (path, op) = &by_id[link["operationId"].as_str().unwrap()];
             assert!(path.contains("{id}"), "{path} takes no id");
             assert!(

@@ -85,7 +85,7 @@ fn operation(route: &Route, g: &mut SchemaGenerator) -> Value {
             .map(|l| {
                 let link = json!({
                     "operationId": l.operation_id,
-                    "parameters": { "id": "$response.body#/id" },
+                    "parameters": { "id": format!("$response.body#{}", op.link_id_at) },
                 });
                 (l.name.to_string(), link)
             })

@@ -60,6 +60,8 @@ pub struct Op {
     /// OpenAPI links from the success response to the operations that take
     /// its `id` (what a client, or a stateful fuzzer, calls next).
     pub links: &'static [Link],
+    /// Where the success body holds that `id` (a JSON pointer, `/id`).
+    pub link_id_at: &'static str,
 }
 
 /// An OpenAPI link: `operationId` called with the success body's `id` as its
@@ -84,6 +86,7 @@ impl Op {
             ok: (200, "OK", Body::Json(any_object)),
             errors: &[],
             links: &[],
+            link_id_at: "/id",
         }
     }
 
@@ -113,6 +116,13 @@ impl Op {
     /// Links from the success response (see [`Link`]).
     pub fn links(mut self, links: &'static [Link]) -> Self {
         self.links = links;
+        self
+    }
+
+    /// Links whose `id` is at `pointer` in the success body (`/data/id`).
+    pub fn links_at(mut self, pointer: &'static str, links: &'static [Link]) -> Self {
+        self.links = links;
+        self.link_id_at = pointer;
         self
     }
 
