@@ -1200,6 +1200,132 @@ def test_cancel_running_crawl(service, people, site):
     assert service.api("GET", f"/v1/crawl/{crawl_id}", key).json["status"] == "cancelled"
 
 
+def make_due(service: Service, schedule_id: str) -> None:
+    """Moves a schedule's next run into the past in the service's store (the
+    scheduler ticks every 100 ms in `scheduled_service`): it starts now."""
+    import sqlite3
+
+    db = sqlite3.connect(service.database_url.removeprefix("sqlite://"), timeout=10)
+    try:
+        with db:
+            n = db.execute("UPDATE schedules SET next_run_at = ? WHERE id = ?",
+                           (int(time.time() * 1000) - 1000, schedule_id)).rowcount
+        assert n == 1, schedule_id
+    finally:
+        db.close()
+
+
+def ended_runs(service: Service, key: str, schedule_id: str, n: int, timeout: float = 60) -> list[dict]:
+    """Waits until the schedule has `n` ended runs (and none open); returns its runs, newest first."""
+    def done():
+        r = service.api("GET", f"/v1/schedules/{schedule_id}", key)
+        assert r.status == 200, r.text
+        runs = r.json["data"]["runs"]
+        ended = [x for x in runs if x["state"] not in ("starting", "running")]
+        return runs if len(ended) >= n and len(ended) == len(runs) else None
+    return harness.wait_until(done, timeout=timeout, interval=0.2, message=f"{n} runs of {schedule_id} ended")
+
+
+def test_schedules_page(service_factory, people, site):
+    svc = service_factory({"WEBDATA_SCHEDULER_TICK_MS": "100"})
+    sara = people(svc)
+    org = sign_up(sara)
+    page = sara.page
+    sara.nav("Schedules")
+    expect(page.get_by_text("No schedules yet.")).to_be_visible()
+    expect(page.locator("main pre")).to_contain_text("/v1/schedules")
+    _, key = sara.create_key("scheduler")
+
+    r = svc.api("POST", "/v1/schedules", key, {"name": "harbour watch", "every": "1d",
+                                               "crawl": {"url": site.url + "/", "limit": 10}})
+    assert r.status == 201, r.text
+    sched_id = r.json["data"]["id"]
+    make_due(svc, sched_id)
+    [first] = ended_runs(svc, key, sched_id, 1)
+    assert first["state"] == "completed" and first["summary"]["new"] >= 4, first
+
+    # /xss changes (its title is markup; the added text too), then the next run.
+    site.set_page("/xss", "<html><head><title><script>alert(1)</script></title></head><body>"
+                          "<h1>Hostile &lt;img src=x onerror=alert(2)&gt;</h1>"
+                          f"<p>{harness._LOREM}{harness._LOREM}This page tries to inject markup through its title "
+                          "and heading, and a careful renderer shows that markup as plain text.</p>"
+                          "<p>Added: the ferry timetable now lists night crossings "
+                          "&lt;script&gt;alert(5)&lt;/script&gt; every Friday.</p></body></html>")
+    make_due(svc, sched_id)
+    runs = ended_runs(svc, key, sched_id, 2)
+    newest = runs[0]
+    assert newest["state"] == "completed" and newest["summary"]["changed"] == 1, runs
+    s = newest["summary"]
+    said = f"{s['pages']} pages: {s['new']} new, {s['same']} same, {s['changed']} changed, {s['removed']} removed"
+
+    sara.nav("Schedules")
+    row = page.locator(f'tr[data-schedule="{sched_id}"]')
+    expect(row).to_contain_text("harbour watch")
+    expect(row).to_contain_text("every 1d")
+    expect(row).to_contain_text(site.url + "/")
+    expect(row.locator("[data-field=state]")).to_have_text("active")
+    expect(row.locator("[data-field=summary]")).to_have_text(said)
+
+    row.get_by_role("link", name="harbour watch").click()
+    expect(page).to_have_url(svc.url(f"/dashboard/schedules/{sched_id}"))
+    expect(sara.heading()).to_have_text("Schedule harbour watch")
+    run_rows = page.locator("#runs tbody tr")
+    expect(run_rows).to_have_count(2)
+    for i, run in enumerate(runs):
+        expect(run_rows.nth(i).locator("[data-field=state]")).to_have_text("completed")
+        expect(run_rows.nth(i).get_by_role("link", name=run["crawlId"])) \
+            .to_have_attribute("href", f"/dashboard/crawls/{run['crawlId']}")
+    expect(run_rows.nth(0).locator("[data-field=summary]")).to_have_text(said)
+    changed = page.locator("#changes .change[data-change=changed]")
+    expect(changed).to_have_count(1)
+    expect(changed.locator(".page-title")).to_have_text(harness.XSS_TITLE)
+    expect(changed.locator(".url")).to_have_text(site.url + "/xss")
+    added = changed.locator("pre.diff .add")
+    expect(added.filter(has_text="Added: the ferry timetable")).to_have_count(1)
+    # Markup from the site is text: the only script is the dashboard's own.
+    expect(added.filter(has_text="alert(5)")).to_have_count(1)
+    expect(page.locator("script")).to_have_count(1)
+    expect(changed.locator("pre.diff *:not(span)")).to_have_count(0)
+    assert "<script>alert(1)</script>" not in page.content()
+    assert not [d for d in sara.dialogs if d[0] == "alert"], sara.dialogs
+
+    # A member sees it but may not pause it, not even with a forged form.
+    mel = join_with_new_account(svc, people, invitation_link(sara, "member"), org, "member")
+    mel.nav("Schedules")
+    mel.page.locator(f'tr[data-schedule="{sched_id}"]').get_by_role("link", name="harbour watch").click()
+    expect(mel.page.locator("#runs tbody tr")).to_have_count(2)
+    expect(mel.page.get_by_role("button", name="Pause")).to_have_count(0)
+    expect(mel.page.get_by_role("button", name="Delete")).to_have_count(0)
+    token = mel.csrf()
+    for action in ("pause", "delete"):
+        r = mel.post(f"/dashboard/schedules/{sched_id}/{action}", {"_csrf": token})
+        assert r["status"] == 403 and "This needs the admin role" in r["text"], (action, r)
+    assert svc.api("GET", f"/v1/schedules/{sched_id}", key).json["data"]["suspend"] is False
+
+    # Pause and resume with the buttons.
+    sara.goto(f"/dashboard/schedules/{sched_id}")
+    page.get_by_role("button", name="Pause").click()
+    expect(page.get_by_role("status")).to_have_text("Schedule paused.")
+    expect(page.locator("#schedule [data-field=state]")).to_have_text("paused")
+    data = svc.api("GET", f"/v1/schedules/{sched_id}", key).json["data"]
+    assert data["suspend"] is True and data["nextRunAt"] is None, data
+    page.get_by_role("button", name="Resume").click()
+    expect(page.get_by_role("status")).to_have_text("Schedule resumed.")
+    expect(page.locator("#schedule [data-field=state]")).to_have_text("active")
+    data = svc.api("GET", f"/v1/schedules/{sched_id}", key).json["data"]
+    assert data["suspend"] is False and data["nextRunAt"], data
+
+    # Delete, after confirming.
+    page.get_by_role("button", name="Delete").click()
+    assert sara.dialogs[-1] == ("confirm", "Delete this schedule? No more runs start; the crawls it started stay.")
+    expect(page.get_by_role("status")).to_have_text('Schedule "harbour watch" deleted.')
+    expect(page).to_have_url(svc.url("/dashboard/schedules"))
+    expect(page.get_by_text("No schedules yet.")).to_be_visible()
+    assert svc.api("GET", f"/v1/schedules/{sched_id}", key).status == 404
+    actions = [a["action"] for a in svc.audit(sara.org_id())]
+    assert {"schedule.paused", "schedule.resumed", "schedule.deleted"} <= set(actions), actions
+
+
 def test_remove_member(service, people, site):
     rita = people(service)
     org = sign_up(rita)
@@ -1477,7 +1603,7 @@ def test_csp(service, people, site):
     crawl_id = r.json["id"]
     wait_crawl(service, key, crawl_id)
     paths = ["/dashboard", "/dashboard/keys", "/dashboard/playground", "/dashboard/crawls",
-             f"/dashboard/crawls/{crawl_id}", "/dashboard/webhooks", "/dashboard/usage",
+             f"/dashboard/crawls/{crawl_id}", "/dashboard/schedules", "/dashboard/webhooks", "/dashboard/usage",
              "/dashboard/audit", "/dashboard/team", "/dashboard/settings",
              "/dashboard/crawls/crawl_does_not_exist"]
     for path in paths:

@@ -13,6 +13,7 @@ mod mail;
 mod overview;
 mod playground;
 mod routes;
+mod schedules;
 mod team;
 mod usage;
 mod view;

@@ -3,7 +3,7 @@
 //! [`super::login_layer`]; all behind [`super::guard_layer`] (CSRF,
 //! same-origin POSTs, security headers).
 
-use super::{assets, auth, crawls, keys, overview, playground, team, usage, webhooks};
+use super::{assets, auth, crawls, keys, overview, playground, schedules, team, usage, webhooks};
 use crate::openapi::{ApiRouter, Body, Op, Security};
 use crate::state::AppState;
 
@@ -154,6 +154,31 @@ fn signed_in() -> ApiRouter<AppState> {
             "/dashboard/crawls/{id}/cancel",
             crawls::cancel,
             page("dashCrawlCancel", "Cancel a crawl."),
+        )
+        .get(
+            "/dashboard/schedules",
+            schedules::list,
+            page("dashSchedules", "Scheduled crawls."),
+        )
+        .get(
+            "/dashboard/schedules/{id}",
+            schedules::show,
+            page("dashSchedule", "One schedule, its runs and changes."),
+        )
+        .post(
+            "/dashboard/schedules/{id}/pause",
+            schedules::pause,
+            page("dashSchedulePause", "Pause a schedule."),
+        )
+        .post(
+            "/dashboard/schedules/{id}/resume",
+            schedules::resume,
+            page("dashScheduleResume", "Resume a schedule."),
+        )
+        .post(
+            "/dashboard/schedules/{id}/delete",
+            schedules::delete,
+            page("dashScheduleDelete", "Delete a schedule."),
         )
         .get(
             "/dashboard/webhooks",

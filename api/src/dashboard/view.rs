@@ -13,6 +13,7 @@ const NAV: &[(&str, &str, Role)] = &[
     ("overview", "Overview", Role::Member),
     ("playground", "Playground", Role::Member),
     ("crawls", "Crawls", Role::Member),
+    ("schedules", "Schedules", Role::Member),
     ("keys", "API keys", Role::Admin),
     ("webhooks", "Webhooks", Role::Admin),
     ("usage", "Usage", Role::Member),

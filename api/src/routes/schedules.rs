@@ -5,7 +5,7 @@
 use crate::body;
 use crate::context::{request_id, Caller};
 use crate::error::{ApiError, ApiResult};
-use crate::services::schedules::{check, show};
+use crate::services::schedules::{self, check, save, show};
 use crate::state::AppState;
 use axum::body::Body;
 use axum::extract::{Path, State};
@@ -89,42 +89,6 @@ pub async fn get(
     Ok(answer(StatusCode::OK, shown(&app, &row).await?))
 }
 
-/// Stores `spec` (checked) with `suspended`; the next slot is recomputed
-/// from now when the timing changed or the schedule is resumed.
-async fn save(
-    app: &AppState,
-    row: &ScheduleRow,
-    spec: ScheduleRequest,
-    suspended: bool,
-) -> ApiResult<ScheduleRow> {
-    let old: ScheduleRequest = serde_json::from_str(&row.spec).unwrap_or_default();
-    let when = check(app, &spec, row.created_at)?;
-    let timing_changed =
-        (&old.cron, &old.every, &old.timezone) != (&spec.cron, &spec.every, &spec.timezone);
-    let next = if timing_changed || (row.suspended && !suspended) || row.next_run_at.is_none() {
-        when.next_after(now_ms())
-    } else {
-        row.next_run_at
-    };
-    let mut spec = spec;
-    spec.suspend = None;
-    let json = serde_json::to_string(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
-    if !app
-        .store
-        .update_schedule(&row.org_id, &row.id, &json, suspended, next)
-        .await?
-    {
-        return Err(ApiError::not_found(format!(
-            "schedule `{}` does not exist",
-            row.id
-        )));
-    }
-    app.store
-        .get_schedule(&row.org_id, &row.id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("schedule `{}` does not exist", row.id)))
-}
-
 /// `PATCH /v1/schedules/{id}`: the fields given replace the stored ones.
 pub async fn update(
     State(app): State<AppState>,
@@ -148,8 +112,7 @@ async fn set_suspended(
     suspended: bool,
 ) -> ApiResult<Response> {
     let row = owned(&app, &caller, &id).await?;
-    let spec: ScheduleRequest = serde_json::from_str(&row.spec).unwrap_or_default();
-    let row = save(&app, &row, spec, suspended).await?;
+    let row = schedules::set_suspended(&app, &row, suspended).await?;
     Ok(answer(StatusCode::OK, shown(&app, &row).await?))
 }
 

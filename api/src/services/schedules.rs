@@ -217,6 +217,53 @@ pub async fn show(app: &AppState, row: &ScheduleRow) -> ApiResult<Schedule> {
     })
 }
 
+/// Stores `spec` (checked) with `suspended`; the next slot is recomputed
+/// from now when the timing changed or the schedule is resumed.
+pub async fn save(
+    app: &AppState,
+    row: &ScheduleRow,
+    spec: ScheduleRequest,
+    suspended: bool,
+) -> ApiResult<ScheduleRow> {
+    let old: ScheduleRequest = serde_json::from_str(&row.spec).unwrap_or_default();
+    let when = check(app, &spec, row.created_at)?;
+    let timing_changed =
+        (&old.cron, &old.every, &old.timezone) != (&spec.cron, &spec.every, &spec.timezone);
+    let next = if timing_changed || (row.suspended && !suspended) || row.next_run_at.is_none() {
+        when.next_after(now_ms())
+    } else {
+        row.next_run_at
+    };
+    let mut spec = spec;
+    spec.suspend = None;
+    let json = serde_json::to_string(&spec).map_err(|e| ApiError::internal(e.to_string()))?;
+    if !app
+        .store
+        .update_schedule(&row.org_id, &row.id, &json, suspended, next)
+        .await?
+    {
+        return Err(ApiError::not_found(format!(
+            "schedule `{}` does not exist",
+            row.id
+        )));
+    }
+    app.store
+        .get_schedule(&row.org_id, &row.id)
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("schedule `{}` does not exist", row.id)))
+}
+
+/// Pauses (`suspended`) or resumes a schedule, keeping its spec; resuming
+/// starts from the next slot after now.
+pub async fn set_suspended(
+    app: &AppState,
+    row: &ScheduleRow,
+    suspended: bool,
+) -> ApiResult<ScheduleRow> {
+    let spec: ScheduleRequest = serde_json::from_str(&row.spec).unwrap_or_default();
+    save(app, row, spec, suspended).await
+}
+
 /// Runs the scheduler every `tick` until the process stops.
 pub fn spawn(app: AppState, tick: Duration) {
     tokio::spawn(async move {
