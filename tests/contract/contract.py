@@ -52,11 +52,13 @@ SITE_HOST = "site.test"
 #   by the closed egress of this run, as it should be.
 EXCLUDE_PATH_REGEX = r"/events$"
 # - not_a_server_error: replaced by hooks.py's no_server_error, which lets
-#   the spec's 501 `not_configured` through (premium fetching, say);
-# - max_response_time (10 s): a map that renders the start page in Chromium
-#   took 16.8 s while the suite's browser tests shared the 2 cores; speed
-#   is measured by the benchmarks (make bench, make bench-load), not here.
-EXCLUDED_CHECKS = "use_after_free,positive_data_acceptance,not_a_server_error,max_response_time"
+#   the spec's 501 `not_configured` through (premium fetching, say).
+# The response-time limit is raised from schemathesis' 10 s to the request
+# timeout (60 s): a map that renders its start page in Chromium took 16.8 s
+# while the suite's browser tests shared the 2 cores; speed is measured by
+# the benchmarks (make bench, make bench-load), not here.
+EXCLUDED_CHECKS = "use_after_free,positive_data_acceptance,not_a_server_error"
+MAX_RESPONSE_SECONDS = "60"
 
 
 def start(tmp: str, database_url: str | None):
@@ -117,7 +119,7 @@ def run_schemathesis(service: Service, site_url: str, report_dir: str, *, max_ex
            "-H", f"Authorization: Bearer {service.key}",
            "--include-path-regex", "^/v1/", "--exclude-path-regex", EXCLUDE_PATH_REGEX,
            "--phases", phases, "--checks", "all", "--exclude-checks", EXCLUDED_CHECKS,
-           "-w", "1", "--request-timeout", "60", "--suppress-health-check", "too_slow,filter_too_much",
+           "-w", "1", "--request-timeout", "60", "--max-response-time", MAX_RESPONSE_SECONDS, "--suppress-health-check", "too_slow,filter_too_much",
            "--report", "json", "--report-json-path", str(report), "--output-truncate", "true"]
     if max_examples:
         cmd += ["--max-examples", str(max_examples)]
