@@ -13,8 +13,23 @@ use crate::EngineError;
 
 impl CrawlRunner {
     pub(super) async fn process(&self, lease: Lease, slot: tokio::sync::OwnedSemaphorePermit) {
-        if let Err(e) = self.process_inner(&lease, slot).await {
+        let Err(e) = self.process_inner(&lease, slot).await else {
+            return;
+        };
+        if !transient(&e) {
             tracing::warn!(error = %e, url = %lease.url, "crawl page failed in the store; the lease will expire and retry");
+            return;
+        }
+        // The database went away for a moment (a restart, a failover): give
+        // the URL back as soon as it answers again, instead of leaving it to
+        // the lease's expiry (2 minutes by default) while the crawl waits.
+        // Nothing of the page was stored, so fetching it again is safe.
+        tracing::warn!(error = %e, url = %lease.url, "crawl page failed in the store; giving its lease back");
+        for attempt in 1..=6u32 {
+            tokio::time::sleep(std::time::Duration::from_millis(250 << attempt)).await;
+            if self.store.release_lease(&lease).await.is_ok() {
+                return;
+            }
         }
     }
 
@@ -152,15 +167,33 @@ impl CrawlRunner {
                 let keys: Vec<String> = new_links.iter().map(|l| l.key.clone()).collect();
                 let _commit_slot = self.commits.slots.acquire().await.ok();
                 drop(slot);
-                let commit = self
-                    .commit(PageWrite {
-                        lease: lease.clone(),
-                        document_json: json,
-                        block_hashes: blocks,
-                        billable: scraped.billable,
-                        links: new_links,
-                    })
-                    .await?;
+                let write = PageWrite {
+                    lease: lease.clone(),
+                    document_json: json,
+                    block_hashes: blocks,
+                    billable: scraped.billable,
+                    links: new_links,
+                };
+                // A database that restarts or drops its connections fails the
+                // commit for a second or two: retry it (after 0.5, 1, 2, 4
+                // and 8 s) instead of leaving the page to its lease's expiry.
+                // Safe to repeat: a commit that did land has marked the URL
+                // done, so a repeat stores and charges nothing.
+                let mut attempt = 0u32;
+                let commit = loop {
+                    match self.commit(write.clone()).await {
+                        Ok(c) => break c,
+                        Err(webdata_core::StoreError::Invalid(m))
+                            if attempt < 5 && m != "the crawl committer stopped" =>
+                        {
+                            attempt += 1;
+                            tracing::warn!(error = %m, url = %lease.url, attempt, "committing a crawl page failed; retrying");
+                            tokio::time::sleep(std::time::Duration::from_millis(250 << attempt))
+                                .await;
+                        }
+                        Err(e) => return Err(e),
+                    }
+                };
                 // Every key sent is in the frontier now, or can never be
                 // (the crawl reached its limit, which only grows stricter)
                 // or the page was not stored (then another runner retries it).
@@ -226,4 +259,21 @@ impl CrawlRunner {
         }
         Ok(())
     }
+}
+
+/// A store error of the connection rather than of the data (the server
+/// restarting, a dropped or refused connection, an exhausted pool).
+fn transient(e: &webdata_core::StoreError) -> bool {
+    let m = e.to_string().to_ascii_lowercase();
+    [
+        "communicating with database",
+        "terminating connection",
+        "connection reset",
+        "connection refused",
+        "broken pipe",
+        "pool timed out",
+        "the database system is",
+    ]
+    .iter()
+    .any(|t| m.contains(t))
 }
