@@ -15,7 +15,7 @@ use axum::response::Response;
 use axum::Extension;
 use webdata_core::store::crawl::KIND_BATCH;
 use webdata_core::types::{BatchScrapeRequest, BATCH_URLS_MAX};
-use webdata_core::{validate, ErrorCode};
+use webdata_core::validate;
 
 /// `POST /v1/batch/scrape`: 202 with the job id; refused URLs are named
 /// (or, with `ignoreInvalidURLs`, listed in `invalidURLs` and skipped).
@@ -68,18 +68,7 @@ pub async fn start(
             Claim::Replay(resp) => return Ok(resp),
             Claim::Run(c) => c,
         };
-    if caller.org.credits < 1 {
-        return Err(ApiError::new(
-            ErrorCode::InsufficientCredits,
-            "a batch scrape needs at least 1 credit to start (1 credit per page scraped)",
-        ));
-    }
-    if caller.key.budget.is_some_and(|b| caller.key.spent >= b) {
-        return Err(ApiError::new(
-            ErrorCode::InsufficientCredits,
-            "this playground key has spent its credits",
-        ));
-    }
+    crawl::can_start(&caller, "a batch scrape")?;
     let request_json =
         serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))?;
     let mut extra = serde_json::Map::new();

@@ -58,18 +58,7 @@ pub async fn start(
         Claim::Replay(resp) => return Ok(resp),
         Claim::Run(c) => c,
     };
-    if caller.org.credits < 1 {
-        return Err(ApiError::new(
-            ErrorCode::InsufficientCredits,
-            "a crawl needs at least 1 credit to start (1 credit per page scraped)",
-        ));
-    }
-    if caller.key.budget.is_some_and(|b| caller.key.spent >= b) {
-        return Err(ApiError::new(
-            ErrorCode::InsufficientCredits,
-            "this playground key has spent its credits",
-        ));
-    }
+    can_start(&caller, "a crawl")?;
     let mut stored = req.clone();
     stored.url = req.url.trim().to_string();
     let request_json =
@@ -79,6 +68,24 @@ pub async fn start(
 
 /// `resumeFrom` names an ended crawl of the caller's organization that
 /// started at the same URL.
+/// A crawl, batch or llms.txt job (`what`) starts only when the
+/// organization has a credit and the key's budget is not spent.
+pub(crate) fn can_start(caller: &Caller, what: &str) -> ApiResult<()> {
+    if caller.org.credits < 1 {
+        return Err(ApiError::new(
+            ErrorCode::InsufficientCredits,
+            format!("{what} needs at least 1 credit to start (1 credit per page scraped)"),
+        ));
+    }
+    if caller.key.budget.is_some_and(|b| caller.key.spent >= b) {
+        return Err(ApiError::new(
+            ErrorCode::InsufficientCredits,
+            "this playground key has spent its credits",
+        ));
+    }
+    Ok(())
+}
+
 async fn check_resume_from(
     app: &AppState,
     caller: &Caller,

@@ -21,7 +21,7 @@ use webdata_core::store::{new_id, rfc3339, CrawlRow, CrawlStatus};
 use webdata_core::types::{
     llmstxt_status, LlmsTxtData, LlmsTxtError, LlmsTxtRequest, LlmsTxtStatus, LLMSTXT_ID_PREFIX,
 };
-use webdata_core::{validate, ErrorCode};
+use webdata_core::validate;
 use webdata_engine::Engine;
 
 /// Documents read from the store at a time while the files are built.
@@ -47,18 +47,7 @@ pub async fn start(
             Claim::Replay(resp) => return Ok(resp),
             Claim::Run(c) => c,
         };
-    if caller.org.credits < 1 {
-        return Err(ApiError::new(
-            ErrorCode::InsufficientCredits,
-            "an llms.txt job needs at least 1 credit to start (1 credit per page scraped)",
-        ));
-    }
-    if caller.key.budget.is_some_and(|b| caller.key.spent >= b) {
-        return Err(ApiError::new(
-            ErrorCode::InsufficientCredits,
-            "this playground key has spent its credits",
-        ));
-    }
+    crawl::can_start(&caller, "an llms.txt job")?;
     let request_json =
         serde_json::to_string(&stored).map_err(|e| ApiError::internal(e.to_string()))?;
     let row = crawl::launch_as(
