@@ -13,9 +13,16 @@ bash scripts/check-layout.sh
 echo "== build"
 cargo build --workspace --bins --tests
 
+# Every test's temporary folders (SQLite stores, browser profiles, test
+# sites) go under one folder of this run, removed at the end: repeated runs
+# must not fill the disk the next build needs.
+RUN_TMP="$(mktemp -d "${TMPDIR:-/tmp}/webdata-test-run.XXXXXX")"
+export TMPDIR="$RUN_TMP"
+trap 'rm -rf "$RUN_TMP"' EXIT
+
 echo "== postgres on loopback"
 PG_URL="$(bash scripts/test-postgres.sh start)"
-trap 'bash scripts/test-postgres.sh stop' EXIT
+trap 'bash scripts/test-postgres.sh stop; rm -rf "$RUN_TMP"' EXIT
 export WEBDATA_TEST_POSTGRES_URL="$PG_URL"
 echo "   $PG_URL"
 

@@ -41,6 +41,7 @@ import random
 import statistics
 import subprocess
 import sys
+import shutil
 import tempfile
 import time
 import urllib.parse
@@ -278,6 +279,8 @@ async def main_async(args) -> dict:
                                       headers={"Authorization": f"Bearer {key}"})).json())["data"]
     proc.terminate()
     proc.wait(timeout=30)
+    # Ten minutes of scrapes leave gigabytes of store behind: remove it.
+    shutil.rmtree(tmp, ignore_errors=True)
     ok = sum(n for st in run.stats.status.values() for code, n in st.items() if code.startswith("2"))
     rss = [x["rss_mb"] for x in samples]
     return {
