@@ -891,6 +891,7 @@ async fn change_snapshots_keep_the_newest_per_tag_and_expire(store: Store) {
         markdown: md,
         scraped_at: at,
         crawl_id: None,
+        fields: (tag == "t").then_some(r#"{"price":9}"#),
     };
     for s in [
         snap("", "http://a.test/p", "v2", now),
@@ -910,6 +911,17 @@ async fn change_snapshots_keep_the_newest_per_tag_and_expire(store: Store) {
         .expect("get")
         .expect("stored");
     assert_eq!((got.markdown.as_str(), got.scraped_at), ("v2", now));
+    assert_eq!(got.fields, None);
+    let tagged = store
+        .change_snapshot(&org, "t", "http://a.test/p")
+        .await
+        .expect("get")
+        .expect("stored");
+    assert_eq!(
+        tagged.fields.as_deref(),
+        Some(r#"{"price":9}"#),
+        "the json mode's fields are kept"
+    );
     assert_eq!(
         store
             .change_snapshot_urls(&org, "", "http://a.test", 10)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -54,8 +55,11 @@ class _ProviderHandler(harness._QuietHandler):
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("content-length", "0"))) or b"{}")
         self.owner.chats.append(body)
+        # Change tracking's json mode asks for a page's price.
+        price = re.search(r"costs (\d+) dollars", json.dumps(body.get("messages", [])))
+        content = {"price": int(price.group(1))} if price else {"title": "Article A"}
         answer = {"choices": [{"index": 0, "finish_reason": "stop",
-                               "message": {"role": "assistant", "content": json.dumps({"title": "Article A"})}}],
+                               "message": {"role": "assistant", "content": json.dumps(content)}}],
                   "usage": {"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}}
         self._send(200, "application/json", json.dumps(answer).encode())
 
@@ -146,7 +150,7 @@ def test_scrape_with_several_formats(service, site):
 def test_change_tracking_through_the_sdk(service, site):
     """firecrawl-py's change tracking, as its docs show it: the string format
     and the ChangeTrackingFormat object with a tag, new → same → changed with
-    a git diff; its JSON mode is refused naming the field."""
+    a git diff; its JSON mode compares the fields the model reads."""
     from firecrawl.v2.types import ChangeTrackingFormat
 
     fc = Firecrawl(api_key=service.key, api_url=service.firecrawl)
@@ -166,9 +170,23 @@ def test_change_tracking_through_the_sdk(service, site):
     assert changed.change_tracking["changeStatus"] == "changed"
     assert "+" in changed.change_tracking["diff"]["text"]
     assert "Prices went up by ten percent" in changed.change_tracking["diff"]["text"]
+    # The JSON mode: the configured model reads the fields; a changed page
+    # lists those that differ.
+    priced = ChangeTrackingFormat(modes=["json"], tag="price", prompt="The monthly price.",
+                                  schema={"type": "object", "properties": {"price": {"type": "number"}}})
+    site.pages["/watched"] = (200, "text/html; charset=utf-8",
+                              page.replace("</p>", " The plan costs 9 dollars a month.</p>", 1))
+    before = service.credits()
+    assert fc.scrape(url, formats=["markdown", priced]).change_tracking["changeStatus"] == "new"
+    assert service.credits() == before - 6
+    site.pages["/watched"] = (200, "text/html; charset=utf-8",
+                              page.replace("</p>", " The plan costs 19 dollars a month.</p>", 1))
+    changed = fc.scrape(url, formats=["markdown", priced])
+    assert changed.change_tracking["changeStatus"] == "changed"
+    assert changed.change_tracking["json"] == {"price": {"previous": 9, "current": 19}}
     with pytest.raises(BadRequestError) as e:
-        fc.scrape(url, formats=["markdown", ChangeTrackingFormat(modes=["json"], schema={"type": "object"})])
-    assert "modes" in str(e.value)
+        fc.scrape(url, formats=["markdown", ChangeTrackingFormat(modes=["json"])])
+    assert "changeTrackingOptions.schema" in str(e.value)
 
 
 def test_crawl_waits_and_pages_through_next(service, site):

@@ -267,12 +267,16 @@ async fn tags_formats_and_refusals(db: Db) {
             "changeTrackingOptions.modes",
         ),
         (
-            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"modes": ["json"]}}),
+            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"modes": ["xml"]}}),
             "modes",
         ),
         (
+            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"modes": ["json"]}}),
+            "changeTrackingOptions.schema",
+        ),
+        (
             json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"schema": {}}}),
-            "schema",
+            "changeTrackingOptions.schema",
         ),
     ] {
         let r = s.post("/v1/scrape", body).await;

@@ -326,6 +326,19 @@ async fn unconfigured_search_and_extract_are_not_configured_at_no_cost(db: Db) {
         "{}",
         r.message()
     );
+    let r = s
+        .post(
+            "/v1/scrape",
+            json!({"url": "http://127.0.0.2:9/", "formats": ["changeTracking"],
+                   "changeTrackingOptions": {"modes": ["json"], "prompt": "the price"}}),
+        )
+        .await;
+    r.assert_error(501, "not_configured");
+    assert!(
+        r.message().contains("changeTrackingOptions.modes"),
+        "{}",
+        r.message()
+    );
     assert_eq!(s.credits().await, 1000);
     let store = s.store().await;
     assert!(
@@ -513,7 +526,170 @@ async fn extract_validation_refuses_bad_fields_and_schemas_at_no_cost(db: Db) {
     assert_eq!(s.credits().await, 1000);
 }
 
+/// A pricing page whose Pro price the test sets.
+async fn priced_site(price: Arc<Mutex<u32>>) -> Site {
+    Site::serve(
+        axum::Router::new()
+            .route(
+                "/pricing",
+                get(|State(p): State<Arc<Mutex<u32>>>| async move {
+                    let n = *p.lock().unwrap_or_else(|e| e.into_inner());
+                    Html(format!(
+                        "<!doctype html><html lang=\"en\"><head><title>Pricing</title></head><body><main><article>\
+                         <h1>Pricing</h1><p>Our plans are simple and every plan includes the full product with support by email.</p>\
+                         <p>The Pro plan costs {n} dollars a month for teams of any size, billed yearly.</p>\
+                         <p>Prices exclude taxes; you can change plans at any time from the account page.</p>\
+                         </article></main></body></html>"
+                    ))
+                }),
+            )
+            .with_state(price),
+    )
+    .await
+}
+
+fn price_schema() -> Value {
+    json!({"type": "object", "required": ["price"],
+           "properties": {"price": {"type": "number"}, "plan": {"type": "string"}}})
+}
+
+/// Change tracking's `json` mode: the model reads the fields of a new or
+/// changed page (5 credits on top of the scrape), not of an unchanged one;
+/// a changed page lists the fields that differ; a failed reading costs 0 and
+/// keeps the baseline; crawls, bad options and a deployment without a model
+/// are refused before anything is held.
+async fn change_tracking_json_mode_compares_the_fields_the_model_reads(db: Db) {
+    let price = Arc::new(Mutex::new(29u32));
+    let site = priced_site(price.clone()).await;
+    let (llm, llm_site) = Llm::serve(&[
+        "{\"price\": 29, \"plan\": \"Pro\"}",
+        "{\"price\": 39, \"plan\": \"Pro\"}",
+        "{\"price\": \"forty-nine\"}",
+        "{\"plan\": \"Pro\"}",
+        "{\"price\": 49, \"plan\": \"Pro\"}",
+    ])
+    .await;
+    let s = Server::start_with(with_llm(db, &llm_site)).await;
+    let url = site.url("/pricing");
+    let body = json!({"url": url, "formats": ["markdown", "changeTracking"],
+        "changeTrackingOptions": {"modes": ["git-diff", "json"], "schema": price_schema(),
+                                  "prompt": "The Pro plan's monthly price."}});
+    let set = |n: u32| *price.lock().unwrap_or_else(|e| e.into_inner()) = n;
+
+    let r = s.post("/v1/scrape", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    let ct = &r.json["data"]["changeTracking"];
+    assert_eq!(ct["changeStatus"], "new", "{ct}");
+    assert!(
+        ct.get("json").is_none(),
+        "only a changed page lists fields: {ct}"
+    );
+    assert_eq!(
+        r.json["credits_used"], 6,
+        "1 for the page + 5 for the model: {}",
+        r.text
+    );
+    let reqs = llm.requests();
+    assert_eq!(reqs.len(), 1);
+    let sent = reqs[0].1["messages"].to_string();
+    assert!(
+        sent.contains("costs 29 dollars"),
+        "the page is sent: {sent}"
+    );
+    assert!(sent.contains("monthly price"), "the prompt is sent: {sent}");
+    assert!(sent.contains("\\\"price\\\""), "the schema is sent: {sent}");
+
+    // Unchanged: no model call, 1 credit.
+    let r = s.post("/v1/scrape", body.clone()).await;
+    assert_eq!(
+        r.json["data"]["changeTracking"]["changeStatus"], "same",
+        "{}",
+        r.text
+    );
+    assert_eq!(r.json["credits_used"], 1, "{}", r.text);
+    assert_eq!(
+        llm.requests().len(),
+        1,
+        "an unchanged page is not read again"
+    );
+
+    set(39);
+    let r = s.post("/v1/scrape", body.clone()).await;
+    let ct = &r.json["data"]["changeTracking"];
+    assert_eq!(ct["changeStatus"], "changed", "{ct}");
+    assert_eq!(
+        ct["json"],
+        json!({"price": {"previous": 29, "current": 39}}),
+        "{ct}"
+    );
+    assert!(
+        ct["diff"]["text"]
+            .as_str()
+            .is_some_and(|d| d.contains("+The Pro plan costs 39")),
+        "{ct}"
+    );
+    assert_eq!(r.json["credits_used"], 6, "{}", r.text);
+
+    // The model fails twice (the schema is not met): 422, nothing charged,
+    // and the snapshot stays, so the next reading compares with 39.
+    set(49);
+    let r = s.post("/v1/scrape", body.clone()).await;
+    r.assert_error(422, "extract_failed");
+    assert!(r.message().contains("json"), "{}", r.message());
+    let r = s.post("/v1/scrape", body.clone()).await;
+    let ct = &r.json["data"]["changeTracking"];
+    assert_eq!(ct["changeStatus"], "changed", "{}", r.text);
+    assert_eq!(
+        ct["json"],
+        json!({"price": {"previous": 39, "current": 49}}),
+        "{ct}"
+    );
+    assert_eq!(llm.requests().len(), 5);
+    assert_eq!(s.credits().await, 1000 - 6 - 1 - 6 - 6);
+
+    // Refused before anything is held, naming the field.
+    for (bad, field) in [
+        (
+            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"modes": ["json"]}}),
+            "changeTrackingOptions.schema",
+        ),
+        (
+            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"schema": price_schema()}}),
+            "changeTrackingOptions.schema",
+        ),
+        (
+            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"modes": ["json"], "schema": {"type": "array"}}}),
+            "changeTrackingOptions.schema",
+        ),
+        (
+            json!({"url": url, "formats": ["changeTracking"], "changeTrackingOptions": {"modes": ["json"], "schema": {"type": "object", "minProperties": "x"}}}),
+            "changeTrackingOptions.schema",
+        ),
+    ] {
+        let r = s.post("/v1/scrape", bad.clone()).await;
+        r.assert_error(400, "invalid_request");
+        assert!(r.message().contains(field), "{bad}: {}", r.message());
+    }
+    let r = s
+        .post(
+            "/v1/crawl",
+            json!({"url": url, "scrapeOptions": {"formats": ["changeTracking"],
+            "changeTrackingOptions": {"modes": ["json"], "prompt": "the price"}}}),
+        )
+        .await;
+    r.assert_error(400, "invalid_request");
+    assert!(
+        r.message()
+            .contains("scrapeOptions.changeTrackingOptions.modes"),
+        "{}",
+        r.message()
+    );
+    assert_eq!(llm.requests().len(), 5);
+    assert_eq!(s.credits().await, 1000 - 19);
+}
+
 on_both!(
+    change_tracking_json_mode_compares_the_fields_the_model_reads,
     search_maps_results_and_passes_every_parameter_for_one_credit,
     search_validation_and_provider_failure_cost_nothing,
     search_scrape_options_bill_each_scraped_result_and_keep_failed_ones,

@@ -115,8 +115,8 @@ fn format(
     Ok(())
 }
 
-/// Firecrawl's change-tracking options (`modes`, `tag`) to ours; the JSON
-/// mode (`schema`, `prompt`) is refused, naming the field.
+/// Firecrawl's change-tracking options (`modes`, `tag`, and for the `json`
+/// mode `schema` and `prompt`) to ours, which have the same names.
 fn change_tracking_options(field: &str, o: &Value) -> Out<Value> {
     let Some(o) = o.as_object() else {
         return Err(Refused::new(field, "must be an object"));
@@ -127,26 +127,23 @@ fn change_tracking_options(field: &str, o: &Value) -> Out<Value> {
             "modes" => {
                 let ok = val
                     .as_array()
-                    .is_some_and(|l| l.iter().all(|m| m == "git-diff"));
+                    .is_some_and(|l| l.iter().all(|m| m == "git-diff" || m == "json"));
                 if !ok {
                     return Err(Refused::new(
                         format!("{field}.modes"),
-                        "only the `git-diff` mode is supported (JSON comparison is not available yet)",
+                        "must be a list of `git-diff` and `json`",
                     ));
                 }
                 out.insert("modes".into(), val.clone());
             }
+            "schema" | "prompt" => {
+                if !val.is_null() {
+                    out.insert(k.clone(), val.clone());
+                }
+            }
             "tag" => {
                 if !val.is_null() {
                     out.insert("tag".into(), val.clone());
-                }
-            }
-            "schema" | "prompt" => {
-                if !val.is_null() {
-                    return Err(Refused::new(
-                        format!("{field}.{k}"),
-                        "JSON comparison of change tracking is not available yet; use the `git-diff` mode",
-                    ));
                 }
             }
             _ => {
@@ -820,6 +817,18 @@ mod tests {
             o["changeTrackingOptions"],
             json!({"modes": ["git-diff"], "tag": "prices"})
         );
+        // The json mode's schema and prompt keep their names.
+        let o = scrape_options(
+            Version::V2,
+            &obj(json!({"formats": [{"type": "changeTracking", "modes": ["json"], "schema": {"type": "object"}, "prompt": "p"}]})),
+            "",
+            &[],
+        )
+        .expect("accepted");
+        assert_eq!(
+            o["changeTrackingOptions"],
+            json!({"modes": ["json"], "schema": {"type": "object"}, "prompt": "p"})
+        );
         // v1: a top-level changeTrackingOptions.
         let o = scrape_options(
             Version::V1,
@@ -905,12 +914,12 @@ mod tests {
     fn every_documented_refusal_names_its_field() {
         let scrape: &[(Value, &str)] = &[
             (
-                json!({"formats": [{"type": "changeTracking", "modes": ["json"]}]}),
+                json!({"formats": [{"type": "changeTracking", "modes": ["xml"]}]}),
                 "formats[0].modes",
             ),
             (
-                json!({"formats": [{"type": "changeTracking", "schema": {}}]}),
-                "formats[0].schema",
+                json!({"formats": [{"type": "changeTracking", "threshold": 3}]}),
+                "formats[0].threshold",
             ),
             (json!({"formats": ["summary"]}), "formats[0]"),
             (json!({"formats": ["markdown", "images"]}), "formats[1]"),

@@ -175,8 +175,9 @@ pub async fn extract(
     }))
 }
 
-/// The model call, and one retry showing the validation errors.
-async fn ask(
+/// The model call, and one retry showing the validation errors (also used
+/// by change tracking's `json` mode).
+pub(crate) async fn ask(
     app: &AppState,
     model: &ChatModel,
     messages: &[Message],

@@ -13,6 +13,8 @@ pub struct ChangeSnapshot {
     pub scraped_at: i64,
     /// The crawl (or batch) that took it, if any.
     pub crawl_id: Option<String>,
+    /// The fields the `json` mode read from the page (a JSON document).
+    pub fields: Option<String>,
 }
 
 /// A snapshot to store.
@@ -26,6 +28,7 @@ pub struct NewSnapshot<'a> {
     pub markdown: &'a str,
     pub scraped_at: i64,
     pub crawl_id: Option<&'a str>,
+    pub fields: Option<&'a str>,
 }
 
 impl Store {
@@ -37,7 +40,7 @@ impl Store {
         url_key: &str,
     ) -> StoreResult<Option<ChangeSnapshot>> {
         let row = sqlx::query(
-            "SELECT url, markdown, scraped_at, crawl_id FROM change_snapshots \
+            "SELECT url, markdown, scraped_at, crawl_id, fields FROM change_snapshots \
              WHERE org_id = $1 AND tag = $2 AND url_key = $3",
         )
         .bind(org_id)
@@ -51,6 +54,7 @@ impl Store {
                 markdown: r.try_get("markdown")?,
                 scraped_at: r.try_get("scraped_at")?,
                 crawl_id: r.try_get("crawl_id")?,
+                fields: r.try_get("fields")?,
             })
         })
         .transpose()
@@ -60,10 +64,11 @@ impl Store {
     /// newer one (two requests for one page finishing out of order).
     pub async fn put_change_snapshot(&self, s: &NewSnapshot<'_>) -> StoreResult<()> {
         sqlx::query(
-            "INSERT INTO change_snapshots (org_id, tag, url_key, url, site, markdown, scraped_at, crawl_id) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+            "INSERT INTO change_snapshots (org_id, tag, url_key, url, site, markdown, scraped_at, crawl_id, fields) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
              ON CONFLICT (org_id, tag, url_key) DO UPDATE SET url = excluded.url, site = excluded.site, \
-             markdown = excluded.markdown, scraped_at = excluded.scraped_at, crawl_id = excluded.crawl_id \
+             markdown = excluded.markdown, scraped_at = excluded.scraped_at, crawl_id = excluded.crawl_id, \
+             fields = excluded.fields \
              WHERE change_snapshots.scraped_at <= excluded.scraped_at",
         )
         .bind(s.org_id)
@@ -74,6 +79,7 @@ impl Store {
         .bind(s.markdown)
         .bind(s.scraped_at)
         .bind(s.crawl_id)
+        .bind(s.fields)
         .execute(self.pool())
         .await?;
         Ok(())

@@ -29,6 +29,10 @@ pub enum ChangeMode {
     /// A unified diff of the main-content markdown (the default).
     #[serde(rename = "git-diff")]
     GitDiff,
+    /// The fields `schema` (or `prompt`) asks for, read by the extract
+    /// model from each version and compared field by field.
+    #[serde(rename = "json")]
+    Json,
 }
 
 /// `changeTrackingOptions` (with the `changeTracking` format).
@@ -42,6 +46,14 @@ pub struct ChangeTrackingOptions {
     /// so two watchers of one page do not overwrite each other.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tag: Option<String>,
+    /// With the `json` mode: a JSON Schema of an object whose fields are
+    /// compared (at most 64 KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schema: Option<serde_json::Value>,
+    /// With the `json` mode: what to read from the page (at most 4000
+    /// characters); `schema` or `prompt` is required.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
 }
 
 /// Whether a page changed since the organization's previous scrape of it.
@@ -73,6 +85,11 @@ pub struct ChangeTracking {
     /// With `git-diff` and status `changed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub diff: Option<ChangeDiff>,
+    /// With the `json` mode and status `changed`: every top-level field whose
+    /// value differs, as `{"field": {"previous": …, "current": …}}` (empty
+    /// when the text changed but none of the fields did).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub json: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 /// A line diff of the main-content markdown.
@@ -247,6 +264,16 @@ impl ScrapeOptions {
             .as_ref()
             .and_then(|o| o.modes.as_ref())
             .is_none_or(|m| m.contains(&ChangeMode::GitDiff))
+    }
+    /// Whether the `json` mode (field comparison by the extract model) was
+    /// asked for.
+    pub fn change_json_wanted(&self) -> bool {
+        self.tracks_changes()
+            && self
+                .change_tracking_options
+                .as_ref()
+                .and_then(|o| o.modes.as_ref())
+                .is_some_and(|m| m.contains(&ChangeMode::Json))
     }
     /// Target chunk size in tokens (default 1500).
     pub fn chunk_size(&self) -> i64 {

@@ -19,6 +19,64 @@ pub mod limits {
     pub const HEADERS_MAX: usize = 50;
 }
 
+/// Change tracking's `json` mode: only on a single scrape (a crawl's or a
+/// batch's pages would each need a model call), with `schema` (an object
+/// schema) or `prompt`; `schema` and `prompt` only with that mode.
+fn check_change_json(
+    prefix: &str,
+    o: &ScrapeOptions,
+    ct: &crate::types::ChangeTrackingOptions,
+) -> Result<(), Invalid> {
+    let f = |name: &str| format!("{prefix}{name}");
+    let json = o.change_json_wanted();
+    if !json {
+        for (name, given) in [
+            ("schema", ct.schema.is_some()),
+            ("prompt", ct.prompt.is_some()),
+        ] {
+            if given {
+                return Err(Invalid::req(format!(
+                    "`{}` needs the `json` mode in `{}`",
+                    f(&format!("changeTrackingOptions.{name}")),
+                    f("changeTrackingOptions.modes")
+                )));
+            }
+        }
+        return Ok(());
+    }
+    if !prefix.is_empty() {
+        return Err(Invalid::req(format!(
+            "`{}`: the `json` mode is available on single scrapes (`POST /v1/scrape`); crawls, batches and schedules compare with `git-diff`",
+            f("changeTrackingOptions.modes")
+        )));
+    }
+    if let Some(p) = &ct.prompt {
+        let n = p.chars().count();
+        if n > super::search::search_limits::PROMPT_MAX {
+            return Err(Invalid::req(format!(
+                "`{}` is {n} characters; at most {} are allowed",
+                f("changeTrackingOptions.prompt"),
+                super::search::search_limits::PROMPT_MAX
+            )));
+        }
+    }
+    let no_prompt = ct.prompt.as_deref().is_none_or(|p| p.trim().is_empty());
+    match &ct.schema {
+        None if no_prompt => Err(Invalid::req(format!(
+            "the `json` mode needs `{}` or `{}`",
+            f("changeTrackingOptions.schema"),
+            f("changeTrackingOptions.prompt")
+        ))),
+        Some(s) if !s.is_object() || s.get("type").is_some_and(|t| t != "object") => {
+            Err(Invalid::req(format!(
+                "`{}` must be a JSON Schema of an object (`\"type\": \"object\"`): its fields are what is compared",
+                f("changeTrackingOptions.schema")
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Checks that `url` is an absolute http(s) URI. The network guard checks
 /// where it points later.
 pub fn check_url(field: &str, url: &str) -> Result<url::Url, Invalid> {
@@ -112,10 +170,11 @@ pub fn check_scrape_options(prefix: &str, o: &ScrapeOptions) -> Result<(), Inval
         }
         if ct.modes.as_ref().is_some_and(|m| m.is_empty()) {
             return Err(Invalid::req(format!(
-                "`{}` must name at least one mode (`git-diff`) or be left out",
+                "`{}` must name at least one mode (`git-diff`, `json`) or be left out",
                 f("changeTrackingOptions.modes")
             )));
         }
+        check_change_json(prefix, o, ct)?;
     }
     let wants_browser = o.formats.as_ref().is_some_and(|fs| {
         fs.iter()

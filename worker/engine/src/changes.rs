@@ -5,12 +5,13 @@
 //! `same`; the diff is a unified line diff computed by `similar`.
 
 use crate::urlnorm;
+use serde_json::{json, Map, Value};
 use url::Url;
 use webdata_core::store::{rfc3339, NewSnapshot};
 use webdata_core::types::{
     ChangeDiff, ChangeStatus, ChangeTracking, Document, ScrapeOptions, Visibility,
 };
-use webdata_core::{Store, StoreError};
+use webdata_core::{ErrorCode, Store, StoreError};
 
 /// Lines of context around each change in the diff.
 const CONTEXT: usize = 3;
@@ -84,12 +85,78 @@ pub enum Found {
     Hidden,
 }
 
+/// Reads the `json` mode's fields from a page's main-content markdown: the
+/// extract model, which the API holds (the engine has none).
+pub trait FieldReader {
+    fn read(
+        &self,
+        url: &str,
+        markdown: &str,
+    ) -> impl std::future::Future<Output = Result<Value, (ErrorCode, String)>> + Send;
+}
+
+/// No model: tracking without the `json` mode.
+pub struct NoFields;
+
+impl FieldReader for NoFields {
+    async fn read(&self, _url: &str, _markdown: &str) -> Result<Value, (ErrorCode, String)> {
+        Err((
+            ErrorCode::NotConfigured,
+            "no extract model is configured".into(),
+        ))
+    }
+}
+
+/// Why tracking failed: the store, or reading the fields.
+#[derive(Debug)]
+pub enum TrackError {
+    Store(StoreError),
+    Fields(ErrorCode, String),
+}
+
+impl From<StoreError> for TrackError {
+    fn from(e: StoreError) -> Self {
+        TrackError::Store(e)
+    }
+}
+
+/// What tracking did beyond the comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Tracked {
+    /// The model read the page's fields (the `json` mode; billed).
+    pub fields_read: bool,
+}
+
+/// The top-level fields whose values differ between two readings, as
+/// `{"field": {"previous": …, "current": …}}`, in the current reading's
+/// order, then fields only the previous one had. A reading that is not an
+/// object counts as having no fields.
+pub fn field_changes(previous: Option<&Value>, current: &Value) -> Map<String, Value> {
+    let empty = Map::new();
+    let prev = previous.and_then(Value::as_object).unwrap_or(&empty);
+    let cur = current.as_object().unwrap_or(&empty);
+    let mut out = Map::new();
+    let keys = cur
+        .keys()
+        .chain(prev.keys().filter(|k| !cur.contains_key(*k)));
+    for k in keys {
+        let (p, c) = (prev.get(k), cur.get(k));
+        if p != c {
+            out.insert(
+                k.clone(),
+                json!({ "previous": p.cloned().unwrap_or(Value::Null), "current": c.cloned().unwrap_or(Value::Null) }),
+            );
+        }
+    }
+    out
+}
+
 /// Compares `doc` with the organization's previous snapshot under the
 /// request's tag, sets `doc.changeTracking` and stores the new snapshot.
 /// A page that now answers 404 or 410 after a snapshot is `removed` (and
 /// its snapshot forgotten, so a page that comes back is `new`). The
 /// `markdown` the comparison needed is removed again when it was not asked
-/// for.
+/// for. Without the `json` mode (crawls and batches).
 pub async fn track(
     store: &Store,
     org_id: &str,
@@ -99,55 +166,123 @@ pub async fn track(
     crawl_id: Option<&str>,
     markdown_asked: bool,
 ) -> Result<(), StoreError> {
-    let Ok(url) = Url::parse(&doc.url) else {
-        return Ok(());
+    let at = Tracking {
+        store,
+        org_id,
+        options,
+        found,
+        crawl_id,
+        markdown_asked,
     };
-    let tag = options.change_tag();
-    let key = snapshot_key(&url);
-    let previous = store.change_snapshot(org_id, tag, &key).await?;
-    let current = doc.markdown.clone().unwrap_or_default();
-    let gone = doc
-        .metadata
-        .as_ref()
-        .and_then(|m| m.status_code)
-        .is_some_and(|s| s == 404 || s == 410);
-    let now = webdata_core::store::now_ms();
-    let (status, diff) = if gone && previous.is_some() {
-        store.delete_change_snapshot(org_id, tag, &key).await?;
-        (ChangeStatus::Removed, None)
-    } else {
-        let (status, diff) = compare(previous.as_ref().map(|p| p.markdown.as_str()), &current);
-        if !gone {
-            store
-                .put_change_snapshot(&NewSnapshot {
-                    org_id,
-                    tag,
-                    url_key: &key,
-                    url: url.as_str(),
-                    site: &site_of(&url),
-                    markdown: &current,
-                    scraped_at: now,
-                    crawl_id,
-                })
-                .await?;
-        }
-        (status, diff)
-    };
-    doc.change_tracking = Some(ChangeTracking {
-        previous_scrape_at: previous.as_ref().map(|p| rfc3339(p.scraped_at)),
-        change_status: status,
-        visibility: match found {
-            Found::Visible => Visibility::Visible,
-            Found::Hidden => Visibility::Hidden,
-        },
-        diff: diff
-            .filter(|_| options.change_diff_wanted())
-            .map(|text| ChangeDiff { text }),
-    });
-    if !markdown_asked {
-        doc.markdown = None;
+    match at.run(doc, None::<&NoFields>).await {
+        Ok(_) => Ok(()),
+        Err(TrackError::Store(e)) => Err(e),
+        Err(TrackError::Fields(_, m)) => Err(StoreError::Invalid(m)),
     }
-    Ok(())
+}
+
+/// One tracked page's context.
+pub struct Tracking<'a> {
+    pub store: &'a Store,
+    pub org_id: &'a str,
+    pub options: &'a ScrapeOptions,
+    pub found: Found,
+    pub crawl_id: Option<&'a str>,
+    pub markdown_asked: bool,
+}
+
+impl Tracking<'_> {
+    /// [`track`], and with the `json` mode (`reader` given and the mode
+    /// asked for) the page's fields: read by the model when the page is new
+    /// or changed (or the previous snapshot has none), carried over when it
+    /// is the same, compared with the previous reading when it changed. A
+    /// failed reading fails the whole tracking and stores nothing, so a
+    /// retry compares with the same baseline.
+    pub async fn run<R: FieldReader>(
+        &self,
+        doc: &mut Document,
+        reader: Option<&R>,
+    ) -> Result<Tracked, TrackError> {
+        let (store, org_id, options) = (self.store, self.org_id, self.options);
+        let mut tracked = Tracked::default();
+        let Ok(url) = Url::parse(&doc.url) else {
+            return Ok(tracked);
+        };
+        let reader = reader.filter(|_| options.change_json_wanted());
+        let tag = options.change_tag();
+        let key = snapshot_key(&url);
+        let previous = store.change_snapshot(org_id, tag, &key).await?;
+        let current = doc.markdown.clone().unwrap_or_default();
+        let gone = doc
+            .metadata
+            .as_ref()
+            .and_then(|m| m.status_code)
+            .is_some_and(|s| s == 404 || s == 410);
+        let now = webdata_core::store::now_ms();
+        let previous_fields: Option<Value> = previous
+            .as_ref()
+            .and_then(|p| p.fields.as_deref())
+            .and_then(|f| serde_json::from_str(f).ok());
+        let mut json_changes = None;
+        let (status, diff) = if gone && previous.is_some() {
+            store.delete_change_snapshot(org_id, tag, &key).await?;
+            (ChangeStatus::Removed, None)
+        } else {
+            let (status, diff) = compare(previous.as_ref().map(|p| p.markdown.as_str()), &current);
+            // The same text keeps its fields; new text is read again.
+            let fields = match (reader, status, &previous_fields) {
+                _ if gone => None,
+                (_, ChangeStatus::Same, Some(f)) => Some(f.clone()),
+                (Some(r), _, _) => {
+                    let v = r
+                        .read(url.as_str(), &current)
+                        .await
+                        .map_err(|(code, m)| TrackError::Fields(code, m))?;
+                    tracked.fields_read = true;
+                    Some(v)
+                }
+                (None, _, _) => None,
+            };
+            if reader.is_some() && status == ChangeStatus::Changed {
+                if let Some(f) = &fields {
+                    json_changes = Some(field_changes(previous_fields.as_ref(), f));
+                }
+            }
+            if !gone {
+                let fields_text = fields.as_ref().map(Value::to_string);
+                store
+                    .put_change_snapshot(&NewSnapshot {
+                        org_id,
+                        tag,
+                        url_key: &key,
+                        url: url.as_str(),
+                        site: &site_of(&url),
+                        markdown: &current,
+                        scraped_at: now,
+                        crawl_id: self.crawl_id,
+                        fields: fields_text.as_deref(),
+                    })
+                    .await?;
+            }
+            (status, diff)
+        };
+        doc.change_tracking = Some(ChangeTracking {
+            previous_scrape_at: previous.as_ref().map(|p| rfc3339(p.scraped_at)),
+            change_status: status,
+            visibility: match self.found {
+                Found::Visible => Visibility::Visible,
+                Found::Hidden => Visibility::Hidden,
+            },
+            diff: diff
+                .filter(|_| options.change_diff_wanted())
+                .map(|text| ChangeDiff { text }),
+            json: json_changes,
+        });
+        if !self.markdown_asked {
+            doc.markdown = None;
+        }
+        Ok(tracked)
+    }
 }
 
 #[cfg(test)]
@@ -174,6 +309,23 @@ mod tests {
         assert!(d.starts_with("--- previous\n+++ current\n@@"), "{d}");
         assert!(d.contains("\n-Pro: $29\n+Pro: $39\n"), "{d}");
         assert!(d.contains("\n Starter: $9\n"), "{d}");
+    }
+
+    #[test]
+    fn only_differing_fields_are_listed() {
+        let prev = json!({"price": 9, "plan": "Pro", "old": true});
+        let cur = json!({"price": 39, "plan": "Pro", "new": [1]});
+        let got = field_changes(Some(&prev), &cur);
+        assert_eq!(
+            Value::Object(got),
+            json!({
+                "price": {"previous": 9, "current": 39},
+                "new": {"previous": null, "current": [1]},
+                "old": {"previous": true, "current": null},
+            })
+        );
+        assert!(field_changes(Some(&cur), &cur).is_empty());
+        assert_eq!(field_changes(None, &json!({"a": 1})).len(), 1);
     }
 
     #[test]
