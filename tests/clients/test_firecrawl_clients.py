@@ -301,6 +301,16 @@ def test_v1_client(service, site, where):
         time.sleep(0.2)
     errors = app.check_crawl_errors(crawl_id)
     assert f"{site.url}/docs/7" in errors.robotsBlocked
+    # generate_llms_text: our llms.txt job, polled until completed.
+    before = service.credits()
+    with pytest.warns(DeprecationWarning):
+        got = app.generate_llms_text(site.url + "/", max_urls=3)
+    assert got.success and got.status == "completed", got
+    text = got.data.llmstxt
+    assert text.splitlines()[0] == "# Test site", text
+    assert f"]({site.url}/a)" in text, text
+    assert "Paragraph 1 of the article a" in got.data.llmsfulltxt
+    assert service.credits() == before - 3
 
 
 def test_firecrawl_js_works_unchanged(service, site):

@@ -631,6 +631,123 @@ async fn extract_status(app: AppState, headers: HeaderMap, id: String) -> Respon
     ok(body)
 }
 
+/// Firecrawl's `maxUrls` when it is not given.
+const LLMSTXT_MAX_URLS_DEFAULT: i64 = 10;
+
+/// Firecrawl v1's `POST /v1/llmstxt` (`generate_llms_text` in its SDKs):
+/// our llms.txt job. `maxUrls` is our `limit` (default 10, as Firecrawl's);
+/// `showFullText` and `cache` are accepted and change nothing (both files
+/// are always made, every page is crawled fresh); streaming is refused.
+async fn llmstxt_start(app: AppState, headers: HeaderMap, body: Body) -> Response {
+    let b = match object(body).await {
+        Ok(b) => b,
+        Err(r) => return r,
+    };
+    let mut ours = Map::new();
+    for (k, v) in &b {
+        match k.as_str() {
+            "url" => {
+                ours.insert("url".into(), v.clone());
+            }
+            "maxUrls" => {
+                if !v.is_null() {
+                    ours.insert("limit".into(), v.clone());
+                }
+            }
+            "showFullText" | "cache" | "origin" | "integration" => {}
+            "__experimental_stream" => {
+                if v.as_bool() == Some(true) {
+                    return refused(Refused {
+                        field: k.clone(),
+                        reason: "streaming is not supported; poll GET /v1/llmstxt/{id}".into(),
+                    });
+                }
+            }
+            other => {
+                return refused(Refused {
+                    field: other.to_string(),
+                    reason: "is not supported by webdata".into(),
+                })
+            }
+        }
+    }
+    ours.entry("limit")
+        .or_insert(json!(LLMSTXT_MAX_URLS_DEFAULT));
+    let (st, out) = call(
+        &app,
+        &headers,
+        Method::POST,
+        "/v1/llmstxt",
+        Some(Value::Object(ours)),
+    )
+    .await;
+    if !st.is_success() {
+        return from_ours(st, &out);
+    }
+    ok(json!({ "success": true, "id": out["id"] }))
+}
+
+/// Firecrawl v1's `GET /v1/llmstxt/{id}`: `processing` until our job ends,
+/// then `completed` with `data.llmstxt` and `data.llmsfulltxt`, or `failed`
+/// (a failed or cancelled job) with `error`.
+async fn llmstxt_status(app: AppState, headers: HeaderMap, id: String) -> Response {
+    if id.is_empty()
+        || !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+    {
+        return fail(
+            StatusCode::NOT_FOUND,
+            &format!("llms.txt job `{id}` does not exist"),
+            "not_found",
+        );
+    }
+    let (st, out) = call(
+        &app,
+        &headers,
+        Method::GET,
+        &format!("/v1/llmstxt/{id}"),
+        None,
+    )
+    .await;
+    if !st.is_success() {
+        return from_ours(st, &out);
+    }
+    let status = match out["status"].as_str() {
+        Some("completed") => "completed",
+        Some("failed") | Some("cancelled") => "failed",
+        _ => "processing",
+    };
+    let mut body = json!({
+        "success": true,
+        "status": status,
+        "expiresAt": webdata_core::store::rfc3339(webdata_core::store::now_ms() + 86_400_000),
+        "creditsUsed": out["credits_used"].as_i64().unwrap_or(0),
+    });
+    match status {
+        "completed" => {
+            body["data"] = json!({
+                "llmstxt": out["data"]["llmsTxt"],
+                "llmsfulltxt": out["data"]["llmsFullTxt"],
+            });
+            if let Some(m) = out["error"]["message"].as_str() {
+                body["warning"] = json!(m);
+            }
+        }
+        "failed" => {
+            body["error"] = match out["error"]["message"].as_str() {
+                Some(m) => json!(m),
+                None => json!(format!(
+                    "the job was {}",
+                    out["status"].as_str().unwrap_or("stopped")
+                )),
+            };
+        }
+        _ => {}
+    }
+    ok(body)
+}
+
 async fn credit_usage(app: AppState, headers: HeaderMap, version: Version) -> Response {
     let (st, out) = call(&app, &headers, Method::GET, "/v1/team/credit-usage", None).await;
     if !st.is_success() {
@@ -842,6 +959,21 @@ macro_rules! firecrawl_routes {
                     extract_status(a, h, id)
                 },
                 op("fcExtractStatusV1", "Extract status."),
+            )
+            .post(
+                concat!($mount, "/v1/llmstxt"),
+                |State(a): State<AppState>, h: HeaderMap, b: Body| llmstxt_start(a, h, b),
+                op(
+                    "fcLlmsTxtV1",
+                    "Start an llms.txt job (Firecrawl v1 generate_llms_text).",
+                ),
+            )
+            .get(
+                concat!($mount, "/v1/llmstxt/{id}"),
+                |State(a): State<AppState>, h: HeaderMap, Path(id): Path<String>| {
+                    llmstxt_status(a, h, id)
+                },
+                op("fcLlmsTxtStatusV1", "llms.txt job status."),
             )
             .get(
                 concat!($mount, "/v2/team/credit-usage"),

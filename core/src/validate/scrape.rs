@@ -11,6 +11,9 @@ pub mod limits {
     pub const ACTIONS_MAX: usize = 20;
     /// `changeTrackingOptions.tag`, in characters.
     pub const CHANGE_TAG_MAX: usize = 128;
+    /// A prompt for the extract model (extract, change tracking's `json`
+    /// mode), in characters.
+    pub const PROMPT_MAX: usize = 4000;
     pub const CHUNK_MIN: i64 = 200;
     pub const CHUNK_MAX: i64 = 8000;
     pub const IDEMPOTENCY_KEY_MAX: usize = 255;
@@ -52,11 +55,11 @@ fn check_change_json(
     }
     if let Some(p) = &ct.prompt {
         let n = p.chars().count();
-        if n > super::search::search_limits::PROMPT_MAX {
+        if n > limits::PROMPT_MAX {
             return Err(Invalid::req(format!(
                 "`{}` is {n} characters; at most {} are allowed",
                 f("changeTrackingOptions.prompt"),
-                super::search::search_limits::PROMPT_MAX
+                limits::PROMPT_MAX
             )));
         }
     }

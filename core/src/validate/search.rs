@@ -8,7 +8,7 @@ pub mod search_limits {
     pub const QUERY_MAX: usize = 500;
     pub const LIMIT_MAX: i64 = 50;
     pub const URLS_MAX: usize = 25;
-    pub const PROMPT_MAX: usize = 4000;
+    pub const PROMPT_MAX: usize = super::super::scrape::limits::PROMPT_MAX;
 }
 
 /// Checks every SearchRequest field: `query` 1–500 characters, `limit`
