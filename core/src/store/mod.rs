@@ -75,6 +75,41 @@ pub enum StoreError {
     NotFound(String),
     #[error("{0}")]
     Invalid(String),
+    /// The database could not be reached, or dropped the connection, while
+    /// the call ran (passed on by a task that ran it for someone else).
+    #[error("database unavailable: {0}")]
+    Unavailable(String),
+}
+
+impl StoreError {
+    /// An error of the connection rather than of the data: the server
+    /// restarting or shutting down, a refused, reset or dropped
+    /// connection, an exhausted pool. Retrying later may succeed.
+    pub fn is_transient(&self) -> bool {
+        match self {
+            StoreError::Unavailable(_) => true,
+            StoreError::Db(e) => db_transient(e),
+            _ => false,
+        }
+    }
+}
+
+/// [`StoreError::is_transient`] of a driver error: I/O and pool failures,
+/// and PostgreSQL's connection exceptions (SQLSTATE class 08), shutdowns
+/// (57P01–57P03) and `too_many_connections` (53300).
+fn db_transient(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_) | sqlx::Error::PoolTimedOut | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(d) => d.code().is_some_and(|c| {
+            c.starts_with("08") || matches!(c.as_ref(), "57P01" | "57P02" | "57P03" | "53300")
+        }),
+        // A connection that died mid-message.
+        sqlx::Error::Protocol(m) => {
+            let m = m.to_ascii_lowercase();
+            m.contains("connection") || m.contains("unexpected end")
+        }
+        _ => false,
+    }
 }
 
 /// Result alias for store calls.
@@ -367,7 +402,7 @@ mod shaped_chunks_tests {
 
 #[cfg(test)]
 mod writes_tests {
-    use super::renumber_into;
+    use super::{renumber_into, StoreError};
 
     #[test]
     fn placeholders_shift_by_the_statements_before() {
@@ -377,5 +412,16 @@ mod writes_tests {
         let mut out = String::new();
         renumber_into("SELECT $ , $x, $2$3", 10, &mut out);
         assert_eq!(out, "SELECT $ , $x, $12$13");
+    }
+
+    #[test]
+    fn connection_failures_are_transient_data_errors_are_not() {
+        let io = std::io::Error::new(std::io::ErrorKind::ConnectionReset, "reset");
+        assert!(StoreError::Db(sqlx::Error::Io(io)).is_transient());
+        assert!(StoreError::Db(sqlx::Error::PoolTimedOut).is_transient());
+        assert!(StoreError::Unavailable("gone".into()).is_transient());
+        assert!(!StoreError::Db(sqlx::Error::RowNotFound).is_transient());
+        assert!(!StoreError::Invalid("bad".into()).is_transient());
+        assert!(!StoreError::NotFound("crawl".into()).is_transient());
     }
 }

@@ -23,7 +23,7 @@ pub(super) struct Refill {
 /// A page waiting for the committer, with where to send its result.
 type PendingCommit = (
     PageWrite,
-    tokio::sync::oneshot::Sender<Result<PageCommit, String>>,
+    tokio::sync::oneshot::Sender<Result<PageCommit, Failed>>,
 );
 /// Most pages committed in one transaction.
 const COMMIT_BATCH: usize = 64;
@@ -108,9 +108,12 @@ impl CrawlRunner {
                     }
                 }
                 Err(e) => {
-                    let msg = e.to_string();
+                    let failed = Failed {
+                        transient: e.is_transient(),
+                        message: e.to_string(),
+                    };
                     for reply in replies {
-                        let _ = reply.send(Err(msg.clone()));
+                        let _ = reply.send(Err(failed.clone()));
                     }
                 }
             }
@@ -130,6 +133,20 @@ impl CrawlRunner {
         }
         rx.await
             .map_err(|_| webdata_core::StoreError::Invalid("the crawl committer stopped".into()))?
-            .map_err(webdata_core::StoreError::Invalid)
+            .map_err(|f| {
+                if f.transient {
+                    webdata_core::StoreError::Unavailable(f.message)
+                } else {
+                    webdata_core::StoreError::Invalid(f.message)
+                }
+            })
     }
+}
+
+/// A group commit that failed, as each of its pages hears of it: the store
+/// error's kind (whether it was the connection) and its message.
+#[derive(Debug, Clone)]
+pub(super) struct Failed {
+    transient: bool,
+    message: String,
 }

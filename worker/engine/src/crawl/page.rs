@@ -16,7 +16,7 @@ impl CrawlRunner {
         let Err(e) = self.process_inner(&lease, slot).await else {
             return;
         };
-        if !transient(&e) {
+        if !e.is_transient() {
             tracing::warn!(error = %e, url = %lease.url, "crawl page failed in the store; the lease will expire and retry");
             return;
         }
@@ -183,11 +183,12 @@ impl CrawlRunner {
                 let commit = loop {
                     match self.commit(write.clone()).await {
                         Ok(c) => break c,
-                        Err(webdata_core::StoreError::Invalid(m))
-                            if attempt < 5 && m != "the crawl committer stopped" =>
-                        {
+                        Err(
+                            e @ (webdata_core::StoreError::Invalid(_)
+                            | webdata_core::StoreError::Unavailable(_)),
+                        ) if attempt < 5 && e.to_string() != "the crawl committer stopped" => {
                             attempt += 1;
-                            tracing::warn!(error = %m, url = %lease.url, attempt, "committing a crawl page failed; retrying");
+                            tracing::warn!(error = %e, url = %lease.url, attempt, "committing a crawl page failed; retrying");
                             tokio::time::sleep(std::time::Duration::from_millis(250 << attempt))
                                 .await;
                         }
@@ -259,21 +260,4 @@ impl CrawlRunner {
         }
         Ok(())
     }
-}
-
-/// A store error of the connection rather than of the data (the server
-/// restarting, a dropped or refused connection, an exhausted pool).
-fn transient(e: &webdata_core::StoreError) -> bool {
-    let m = e.to_string().to_ascii_lowercase();
-    [
-        "communicating with database",
-        "terminating connection",
-        "connection reset",
-        "connection refused",
-        "broken pipe",
-        "pool timed out",
-        "the database system is",
-    ]
-    .iter()
-    .any(|t| m.contains(t))
 }
