@@ -17,6 +17,9 @@ cargo build --workspace --bins --tests
 # sites) go under one folder of this run, removed at the end: repeated runs
 # must not fill the disk the next build needs.
 RUN_TMP="$(mktemp -d "${TMPDIR:-/tmp}/webdata-test-run.XXXXXX")"
+# Like /tmp: tests that run a server as another user (PostgreSQL as
+# `postgres`) make their folders in it too.
+chmod 1777 "$RUN_TMP"
 export TMPDIR="$RUN_TMP"
 trap 'rm -rf "$RUN_TMP"' EXIT
 

@@ -30,7 +30,7 @@ sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 from test_firecrawl_clients import BIN, Providers, Service, harness  # noqa: E402
 
 TOOLS = {"scrape", "crawl", "crawl_status", "crawl_cancel", "map", "batch_scrape",
-         "batch_scrape_status", "search", "extract", "brand"}
+         "batch_scrape_status", "search", "extract", "brand", "llmstxt", "llmstxt_status"}
 
 
 @pytest.fixture(scope="module")
@@ -166,6 +166,16 @@ async def every_tool(session, site, service):
     seen["search"] = await session.call_tool("search", {"query": "harbour", "limit": 2})
     seen["extract"] = await session.call_tool("extract", {"urls": [site.url + "/a"], "prompt": "The title"})
     seen["brand"] = await session.call_tool("brand", {"domain": site.url})
+    job = await session.call_tool("llmstxt", {"url": site.url + "/guide/", "limit": 3})
+    seen["llmstxt"] = job
+    for _ in range(120):
+        lt = await session.call_tool("llmstxt_status", {"id": job.structured_content["id"]})
+        if lt.structured_content["status"] in ("completed", "failed", "cancelled"):
+            break
+        await asyncio.sleep(0.5)
+    seen["llmstxt_status"] = lt
+    seen["llmstxt_full"] = await session.call_tool(
+        "llmstxt_status", {"id": job.structured_content["id"], "file": "llms-full.txt", "maxTokens": 500})
     seen["bad_url"] = await session.call_tool("scrape", {"url": "not a url"})
     seen["bad_field"] = await session.call_tool("scrape", {"url": site.url + "/a", "colour": "red"})
     seen["blocked"] = await session.call_tool("scrape", {"url": "http://127.0.0.1:9/"})
@@ -216,6 +226,18 @@ def check_every_tool(seen, site):
     br = seen["brand"]
     assert not br.is_error and br.structured_content["data"], text_of(br)
     assert text_of(br).startswith("# "), text_of(br)
+
+    j = seen["llmstxt"]
+    assert not j.is_error and j.structured_content["id"].startswith("llmstxt_"), text_of(j)
+    lt = seen["llmstxt_status"]
+    assert lt.structured_content["status"] == "completed", text_of(lt)
+    lines = text_of(lt).splitlines()
+    assert lines[0].startswith("# ") and any(l.startswith(f"- [") and site.url + "/guide/" in l for l in lines), lines
+    assert "llmsFullTxt" not in lt.structured_content["data"]
+    full = seen["llmstxt_full"]
+    assert "Source: " + site.url + "/guide/" in text_of(full), text_of(full)[:300]
+    assert "llmsTxt" not in full.structured_content["data"]
+    assert len(text_of(full)) <= 500 * 4 + 200, len(text_of(full))
 
     for name in ("bad_url", "bad_field"):
         r = seen[name]

@@ -554,3 +554,80 @@ async fn watch_prints_each_change_with_its_diff() {
     assert_ne!(code, 0);
     assert!(err.contains("--every"), "{err}");
 }
+
+/// `webdata llmstxt URL` on the embedded store: prints llms.txt (parsed
+/// here: H1, summary, `- [title](url)` lines), `--full` prints
+/// llms-full.txt, `--out DIR` writes both files; a bad URL is refused.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn llmstxt_prints_or_writes_a_sites_files() {
+    let (site, _) = site(5, Duration::ZERO).await;
+    let dir = std::env::temp_dir().join(unique("webdata-llmstxt"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let db = format!("sqlite://{}/w.db", dir.display());
+    let start = site.url("/");
+    let (out, err, code) = webdata(
+        &["llmstxt", &start, "--limit", "4", "--database-url", &db],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first().copied(), Some("# Home"), "{out}");
+    assert!(lines.iter().any(|l| l.starts_with("> ")), "{out}");
+    let links: Vec<&&str> = lines.iter().filter(|l| l.starts_with("- [")).collect();
+    assert_eq!(links.len(), 4, "one line per page crawled: {out}");
+    assert!(
+        links
+            .iter()
+            .any(|l| l.starts_with(&format!("- [Page 0]({})", site.url("/p/0.html")))),
+        "{out}"
+    );
+    assert!(err.contains("4 pages, 4 credits"), "{err}");
+
+    let (full, err, code) = webdata(
+        &[
+            "llmstxt",
+            &start,
+            "--limit",
+            "2",
+            "--full",
+            "--database-url",
+            &db,
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        full.contains(&format!("Source: {}", site.url("/p/0.html"))),
+        "{full}"
+    );
+    assert!(full.contains("This is page 0 of the test site"), "{full}");
+
+    let out_dir = dir.join("files");
+    let (out, err, code) = webdata(
+        &[
+            "llmstxt",
+            &start,
+            "--limit",
+            "2",
+            "--out",
+            out_dir.to_str().expect("utf-8 path"),
+            "--database-url",
+            &db,
+        ],
+        &[],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.is_empty(), "{out}");
+    let txt = std::fs::read_to_string(out_dir.join("llms.txt")).expect("llms.txt");
+    let full_txt = std::fs::read_to_string(out_dir.join("llms-full.txt")).expect("llms-full.txt");
+    assert!(txt.starts_with("# Home\n"), "{txt}");
+    assert!(full_txt.contains("Source: "), "{full_txt}");
+
+    let (_, err, code) = webdata(
+        &["llmstxt", "ftp://example.com/", "--database-url", &db],
+        &[],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("url"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -3,6 +3,7 @@
 mod commands;
 mod connect;
 mod crawl;
+mod llmstxt;
 mod mcp;
 mod scrape;
 mod serve;
@@ -11,6 +12,7 @@ mod watch;
 pub use commands::{BatchArgs, BrandArgs, MapArgs};
 pub use connect::{ConnectArgs, Connection};
 pub use crawl::{page_path, CrawlArgs};
+pub use llmstxt::LlmsTxtArgs;
 pub use mcp::McpArgs;
 pub use watch::WatchArgs;
 
@@ -59,6 +61,9 @@ pub enum Command {
     Batch(BatchArgs),
     /// A domain's brand: logos, colours, fonts, name and links.
     Brand(BrandArgs),
+    /// Make a site's llms.txt: crawl it and print llms.txt (or llms-full.txt
+    /// with --full), or write both files with --out DIR.
+    Llmstxt(LlmsTxtArgs),
     /// Watch a page: scrape it every --every with change tracking and print
     /// what changed (a diff), until Ctrl-C or --count checks.
     Watch(WatchArgs),
@@ -326,6 +331,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Batch(args) => commands::batch(args).await,
         Command::Brand(args) => commands::brand(args).await,
         Command::Watch(args) => watch::watch(args).await,
+        Command::Llmstxt(args) => llmstxt::llmstxt(args).await,
         Command::Mcp(args) => mcp::run(args).await,
         Command::Tls {
             cmd: TlsCmd::SelfSigned { out, names },

@@ -219,6 +219,61 @@ async fn call(client: &ApiClient, name: &str, mut args: Map<String, Value>) -> C
                 };
                 status(client, base, &id, &args, max, name).await
             }
+            "llmstxt" => {
+                let mut body = Value::Object(args);
+                if body.get("limit").is_none() {
+                    body["limit"] = json!(10);
+                }
+                let job = client.post("/v1/llmstxt", body).await?;
+                let id = job["id"].as_str().unwrap_or_default();
+                Ok(ok(
+                    format!("llms.txt job {id} started ({}). Call llmstxt_status with id \"{id}\" until it is completed.", job["status"].as_str().unwrap_or("queued")),
+                    job,
+                ))
+            }
+            "llmstxt_status" => {
+                let id = match path_id(&args, "llmstxt") {
+                    Ok(id) => id,
+                    Err(e) => return Ok(e),
+                };
+                let full = match args.get("file").and_then(Value::as_str) {
+                    None | Some("llms.txt") => false,
+                    Some("llms-full.txt") => true,
+                    Some(other) => {
+                        return Ok(invalid(format!(
+                            "file: must be `llms.txt` or `llms-full.txt` (got `{other}`)"
+                        )))
+                    }
+                };
+                let mut v = client.get(&format!("/v1/llmstxt/{id}")).await?;
+                let state = v["status"].as_str().unwrap_or("").to_string();
+                let counts = format!(
+                    "{} pages scraped, {} failed, {} credits",
+                    v["completed"], v["failed"], v["credits_used"]
+                );
+                let (keep, drop) = if full {
+                    ("llmsFullTxt", "llmsTxt")
+                } else {
+                    ("llmsTxt", "llmsFullTxt")
+                };
+                if let Some(data) = v.get_mut("data").and_then(Value::as_object_mut) {
+                    data.remove(drop);
+                }
+                let text = match v["data"][keep].as_str() {
+                    Some(file) => {
+                        let (shown, was_cut) = cut(file, max);
+                        let mut t = shown.to_string();
+                        if was_cut {
+                            t.push_str(&format!("\n\n[Cut at maxTokens: {} of {} characters shown; ask again with a larger maxTokens to read more.]", shown.len(), file.len()));
+                        }
+                        t
+                    }
+                    None => format!(
+                        "llms.txt job {id} is {state} ({counts}). Call llmstxt_status again until it is completed."
+                    ),
+                };
+                Ok(ok(text, v))
+            }
             "crawl_cancel" => {
                 let id = match path_id(&args, "crawl") {
                     Ok(id) => id,

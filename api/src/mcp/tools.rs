@@ -243,6 +243,41 @@ pub fn all() -> Vec<Tool> {
             true,
         ),
         tool(
+            "llmstxt",
+            "Make a site's llms.txt",
+            "Crawl a website and build its llms.txt (a title, a summary and sections of links with one-line descriptions, for language models) and llms-full.txt (every page's main-content markdown). Runs in the background: this answers the job id at once; call llmstxt_status with it until it is completed. Costs 1 credit per page crawled.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "url": { "type": "string", "format": "uri", "description": "The site's start page; its title and description head the file." },
+                    "limit": { "type": "integer", "minimum": 1, "maximum": 5000, "default": 10, "description": "Most pages to crawl (each costs a credit). Defaults to 10 here." },
+                    "maxDepth": { "type": "integer", "minimum": 0, "maximum": 20, "description": "Link hops from the start URL." },
+                    "includePaths": paths_schema("Only URLs whose path matches one of these globs, e.g. /docs/**."),
+                    "excludePaths": paths_schema("Never URLs whose path matches one of these globs."),
+                    "sitemap": { "type": "string", "enum": ["include", "skip", "only"], "default": "include", "description": "Use the sitemap too, not at all, or only." }
+                },
+                "required": ["url"],
+                "additionalProperties": false
+            }),
+            false,
+        ),
+        tool(
+            "llmstxt_status",
+            "Read an llms.txt job",
+            "Status of an llms.txt job (queued, scraping, completed, failed, cancelled) and its counts; once completed, the llms.txt (or, with file llms-full.txt, the full text), cut at maxTokens. Free.",
+            json!({
+                "type": "object",
+                "properties": {
+                    "id": { "type": "string", "description": "The job id llmstxt returned." },
+                    "file": { "type": "string", "enum": ["llms.txt", "llms-full.txt"], "default": "llms.txt", "description": "Which file to answer once completed." },
+                    "maxTokens": budget_schema()
+                },
+                "required": ["id"],
+                "additionalProperties": false
+            }),
+            true,
+        ),
+        tool(
             "brand",
             "Read a site's brand",
             "A domain's brand identity: name, description, logos and icons, colours, fonts and social links. 5 credits for a fresh lookup, 1 from cache.",
