@@ -922,6 +922,25 @@ async fn change_snapshots_keep_the_newest_per_tag_and_expire(store: Store) {
         Some(r#"{"price":9}"#),
         "the json mode's fields are kept"
     );
+    // A newer snapshot replaces the reading too.
+    store
+        .put_change_snapshot(&NewSnapshot {
+            org_id: &org,
+            fields: Some(r#"{"price":19}"#),
+            scraped_at: now - 9 * 86_400_000,
+            ..snap("t", "http://a.test/p", "tagged 2", 0)
+        })
+        .await
+        .expect("put");
+    let tagged = store
+        .change_snapshot(&org, "t", "http://a.test/p")
+        .await
+        .expect("get")
+        .expect("stored");
+    assert_eq!(
+        (tagged.markdown.as_str(), tagged.fields.as_deref()),
+        ("tagged 2", Some(r#"{"price":19}"#))
+    );
     assert_eq!(
         store
             .change_snapshot_urls(&org, "", "http://a.test", 10)

@@ -534,6 +534,13 @@ async fn priced_site(price: Arc<Mutex<u32>>) -> Site {
                 "/pricing",
                 get(|State(p): State<Arc<Mutex<u32>>>| async move {
                     let n = *p.lock().unwrap_or_else(|e| e.into_inner());
+                    if n == 0 {
+                        return (
+                            StatusCode::SERVICE_UNAVAILABLE,
+                            Html("<html><body><h1>Maintenance</h1><p>We are back soon.</p></body></html>".to_string()),
+                        )
+                            .into_response();
+                    }
                     Html(format!(
                         "<!doctype html><html lang=\"en\"><head><title>Pricing</title></head><body><main><article>\
                          <h1>Pricing</h1><p>Our plans are simple and every plan includes the full product with support by email.</p>\
@@ -541,6 +548,7 @@ async fn priced_site(price: Arc<Mutex<u32>>) -> Site {
                          <p>Prices exclude taxes; you can change plans at any time from the account page.</p>\
                          </article></main></body></html>"
                     ))
+                    .into_response()
                 }),
             )
             .with_state(price),
@@ -567,6 +575,8 @@ async fn change_tracking_json_mode_compares_the_fields_the_model_reads(db: Db) {
         "{\"price\": \"forty-nine\"}",
         "{\"plan\": \"Pro\"}",
         "{\"price\": 49, \"plan\": \"Pro\"}",
+        "{\"price\": 59, \"plan\": \"Pro\"}",
+        "{\"price\": 59}",
     ])
     .await;
     let s = Server::start_with(with_llm(db, &llm_site)).await;
@@ -647,6 +657,71 @@ async fn change_tracking_json_mode_compares_the_fields_the_model_reads(db: Db) {
     assert_eq!(llm.requests().len(), 5);
     assert_eq!(s.credits().await, 1000 - 6 - 1 - 6 - 6);
 
+    // A git-diff scrape of the page (same tag) keeps its own history and
+    // never replaces the json mode's baseline: the next json scrape still
+    // compares the fields with 49.
+    set(59);
+    let plain = json!({"url": url, "formats": ["markdown", "changeTracking"]});
+    let r = s.post("/v1/scrape", plain.clone()).await;
+    assert_eq!(
+        r.json["data"]["changeTracking"]["changeStatus"], "new",
+        "{}",
+        r.text
+    );
+    assert_eq!(r.json["credits_used"], 1);
+    let r = s.post("/v1/scrape", body.clone()).await;
+    let ct = &r.json["data"]["changeTracking"];
+    assert_eq!(
+        ct["json"],
+        json!({"price": {"previous": 49, "current": 59}}),
+        "{}",
+        r.text
+    );
+    assert_eq!(llm.requests().len(), 6);
+
+    // An error answer is compared but neither read (no model call, no
+    // charge) nor kept as the baseline.
+    set(0);
+    let r = s.post("/v1/scrape", body.clone()).await;
+    assert_eq!(r.status, 200, "{}", r.text);
+    assert_eq!(r.json["data"]["metadata"]["statusCode"], 503, "{}", r.text);
+    assert!(
+        r.json["data"]["changeTracking"].get("json").is_none(),
+        "{}",
+        r.text
+    );
+    assert_eq!(r.json["credits_used"], 0, "{}", r.text);
+    assert_eq!(
+        llm.requests().len(),
+        6,
+        "an error page is not sent to the model"
+    );
+    set(59);
+    let r = s.post("/v1/scrape", body.clone()).await;
+    assert_eq!(
+        r.json["data"]["changeTracking"]["changeStatus"], "same",
+        "{}",
+        r.text
+    );
+    assert_eq!(r.json["credits_used"], 1);
+
+    // Another prompt is another history: new, read once.
+    let mut other = body.clone();
+    other["changeTrackingOptions"]["prompt"] = json!("Only the price.");
+    let r = s.post("/v1/scrape", other).await;
+    assert_eq!(
+        r.json["data"]["changeTracking"]["changeStatus"], "new",
+        "{}",
+        r.text
+    );
+    assert_eq!(r.json["credits_used"], 6, "{}", r.text);
+    assert_eq!(llm.requests().len(), 7);
+    assert_eq!(
+        s.credits().await,
+        1000 - 19 - 1 - 6 - 1 - 6,
+        "the error page cost nothing"
+    );
+
     // Refused before anything is held, naming the field.
     for (bad, field) in [
         (
@@ -684,8 +759,8 @@ async fn change_tracking_json_mode_compares_the_fields_the_model_reads(db: Db) {
         "{}",
         r.message()
     );
-    assert_eq!(llm.requests().len(), 5);
-    assert_eq!(s.credits().await, 1000 - 19);
+    assert_eq!(llm.requests().len(), 7);
+    assert_eq!(s.credits().await, 1000 - 33);
 }
 
 on_both!(

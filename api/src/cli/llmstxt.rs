@@ -25,7 +25,7 @@ pub struct LlmsTxtArgs {
     #[arg(long = "exclude")]
     pub exclude: Vec<String>,
     /// Print llms-full.txt instead of llms.txt.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "out")]
     pub full: bool,
     /// Write llms.txt and llms-full.txt into this folder instead of printing.
     #[arg(long)]
@@ -72,7 +72,13 @@ async fn run(conn: &Connection, args: &LlmsTxtArgs) -> anyhow::Result<()> {
                 v["status"].as_str().unwrap_or("stopped"),
                 v["error"]["message"].as_str().unwrap_or("no reason given")
             ),
-            _ => tokio::time::sleep(Duration::from_millis(300)).await,
+            Some("queued") | Some("scraping") => {
+                tokio::time::sleep(Duration::from_millis(300)).await
+            }
+            other => anyhow::bail!(
+                "the llms.txt job answered an unexpected status {:?}",
+                other.unwrap_or("(none)")
+            ),
         }
     };
     if let Some(m) = done["error"]["message"].as_str() {

@@ -651,6 +651,12 @@ async fn llmstxt_start(app: AppState, headers: HeaderMap, body: Body) -> Respons
             }
             "maxUrls" => {
                 if !v.is_null() {
+                    if !v.as_i64().is_some_and(|n| (1..=5000).contains(&n)) {
+                        return refused(Refused {
+                            field: k.clone(),
+                            reason: format!("must be a whole number from 1 to 5000 (got {v})"),
+                        });
+                    }
                     ours.insert("limit".into(), v.clone());
                 }
             }

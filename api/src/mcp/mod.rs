@@ -247,6 +247,18 @@ async fn call(client: &ApiClient, name: &str, mut args: Map<String, Value>) -> C
                 };
                 let mut v = client.get(&format!("/v1/llmstxt/{id}")).await?;
                 let state = v["status"].as_str().unwrap_or("").to_string();
+                if state == "failed" || state == "cancelled" {
+                    // Finished without the files: an error, so the agent stops polling.
+                    let why = v["error"]["message"]
+                        .as_str()
+                        .unwrap_or("no reason was given")
+                        .to_string();
+                    let mut r = CallToolResult::error(vec![ContentBlock::text(format!(
+                        "llms.txt job {id} {state}: {why}"
+                    ))]);
+                    r.structured_content = Some(v);
+                    return Ok(r);
+                }
                 let counts = format!(
                     "{} pages scraped, {} failed, {} credits",
                     v["completed"], v["failed"], v["credits_used"]
@@ -256,15 +268,22 @@ async fn call(client: &ApiClient, name: &str, mut args: Map<String, Value>) -> C
                 } else {
                     ("llmsTxt", "llmsFullTxt")
                 };
-                if let Some(data) = v.get_mut("data").and_then(Value::as_object_mut) {
-                    data.remove(drop);
-                }
-                let text = match v["data"][keep].as_str() {
+                let file = v["data"][keep].as_str().map(str::to_string);
+                let text = match &file {
                     Some(file) => {
                         let (shown, was_cut) = cut(file, max);
                         let mut t = shown.to_string();
                         if was_cut {
-                            t.push_str(&format!("\n\n[Cut at maxTokens: {} of {} characters shown; ask again with a larger maxTokens to read more.]", shown.len(), file.len()));
+                            t.push_str(&format!(
+                                "\n\n[Cut at maxTokens: {} of {} characters shown; ask again with a larger maxTokens (up to 100000) to read more.]",
+                                shown.chars().count(),
+                                file.chars().count()
+                            ));
+                        }
+                        if let Some(data) = v.get_mut("data").and_then(Value::as_object_mut) {
+                            data.remove(drop);
+                            data.insert(keep.into(), json!(shown));
+                            data.insert("cut".into(), json!(was_cut));
                         }
                         t
                     }

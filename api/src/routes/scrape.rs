@@ -152,6 +152,7 @@ pub async fn scrape(
                     found: webdata_engine::changes::Found::Visible,
                     crawl_id: None,
                     markdown_asked,
+                    billable: scraped.billable,
                 };
                 let ct = req.options.change_tracking_options.as_ref();
                 let reader = app.model.as_deref().map(|model| ModelFields {

@@ -154,9 +154,12 @@ pub fn field_changes(previous: Option<&Value>, current: &Value) -> Map<String, V
 /// Compares `doc` with the organization's previous snapshot under the
 /// request's tag, sets `doc.changeTracking` and stores the new snapshot.
 /// A page that now answers 404 or 410 after a snapshot is `removed` (and
-/// its snapshot forgotten, so a page that comes back is `new`). The
-/// `markdown` the comparison needed is removed again when it was not asked
-/// for. Without the `json` mode (crawls and batches).
+/// its snapshot forgotten, so a page that comes back is `new`). A page that
+/// is not billable (another error status, a bot wall) is compared but does
+/// not become the baseline. The `markdown` the comparison needed is
+/// removed again when it was not asked for. Without the `json` mode
+/// (crawls and batches).
+#[allow(clippy::too_many_arguments)]
 pub async fn track(
     store: &Store,
     org_id: &str,
@@ -165,6 +168,7 @@ pub async fn track(
     found: Found,
     crawl_id: Option<&str>,
     markdown_asked: bool,
+    billable: bool,
 ) -> Result<(), StoreError> {
     let at = Tracking {
         store,
@@ -173,6 +177,7 @@ pub async fn track(
         found,
         crawl_id,
         markdown_asked,
+        billable,
     };
     match at.run(doc, None::<&NoFields>).await {
         Ok(_) => Ok(()),
@@ -189,15 +194,34 @@ pub struct Tracking<'a> {
     pub found: Found,
     pub crawl_id: Option<&'a str>,
     pub markdown_asked: bool,
+    /// The scrape is billed (a page, not an error answer or a bot wall):
+    /// only such a page becomes the baseline, and only it is read.
+    pub billable: bool,
+}
+
+/// The history the `json` mode keeps under a tag: its own, per schema and
+/// prompt, so crawls and `git-diff` scrapes of the page (which store no
+/// reading) never replace its baseline, and a changed schema starts anew.
+pub fn json_history_tag(options: &ScrapeOptions) -> String {
+    use sha2::{Digest, Sha256};
+    let ct = options.change_tracking_options.as_ref();
+    let asked = json!([
+        ct.and_then(|c| c.schema.as_ref()),
+        ct.and_then(|c| c.prompt.as_deref())
+    ]);
+    let digest = Sha256::digest(asked.to_string().as_bytes());
+    let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+    format!("{}\u{1f}json:{hex}", options.change_tag())
 }
 
 impl Tracking<'_> {
     /// [`track`], and with the `json` mode (`reader` given and the mode
-    /// asked for) the page's fields: read by the model when the page is new
-    /// or changed (or the previous snapshot has none), carried over when it
-    /// is the same, compared with the previous reading when it changed. A
-    /// failed reading fails the whole tracking and stores nothing, so a
-    /// retry compares with the same baseline.
+    /// asked for) the page's fields, in the mode's own history
+    /// ([`json_history_tag`]): read by the model when the page is new or
+    /// changed, carried over when it is the same, compared with the
+    /// previous reading when it changed. A page with no text is not sent
+    /// (its reading is `{}`). A failed reading fails the whole tracking
+    /// and stores nothing, so a retry compares with the same baseline.
     pub async fn run<R: FieldReader>(
         &self,
         doc: &mut Document,
@@ -209,7 +233,8 @@ impl Tracking<'_> {
             return Ok(tracked);
         };
         let reader = reader.filter(|_| options.change_json_wanted());
-        let tag = options.change_tag();
+        let json_tag = reader.map(|_| json_history_tag(options));
+        let tag = json_tag.as_deref().unwrap_or(options.change_tag());
         let key = snapshot_key(&url);
         let previous = store.change_snapshot(org_id, tag, &key).await?;
         let current = doc.markdown.clone().unwrap_or_default();
@@ -229,26 +254,30 @@ impl Tracking<'_> {
             (ChangeStatus::Removed, None)
         } else {
             let (status, diff) = compare(previous.as_ref().map(|p| p.markdown.as_str()), &current);
-            // The same text keeps its fields; new text is read again.
-            let fields = match (reader, status, &previous_fields) {
-                _ if gone => None,
-                (_, ChangeStatus::Same, Some(f)) => Some(f.clone()),
-                (Some(r), _, _) => {
-                    let v = r
-                        .read(url.as_str(), &current)
-                        .await
-                        .map_err(|(code, m)| TrackError::Fields(code, m))?;
-                    tracked.fields_read = true;
-                    Some(v)
+            // Only a billed page becomes the baseline (an error answer or a
+            // bot wall would make the next good scrape `changed`).
+            if self.billable && !gone {
+                // The same text keeps its reading; new text is read again.
+                let fields = match (reader, status, &previous_fields) {
+                    (Some(_), ChangeStatus::Same, Some(f)) => Some(f.clone()),
+                    (Some(_), _, _) if normalize(&current).is_empty() => {
+                        Some(Value::Object(Map::new()))
+                    }
+                    (Some(r), _, _) => {
+                        let v = r
+                            .read(url.as_str(), &current)
+                            .await
+                            .map_err(|(code, m)| TrackError::Fields(code, m))?;
+                        tracked.fields_read = true;
+                        Some(v)
+                    }
+                    (None, _, _) => None,
+                };
+                if status == ChangeStatus::Changed {
+                    if let (Some(prev), Some(f)) = (&previous_fields, &fields) {
+                        json_changes = Some(field_changes(Some(prev), f));
+                    }
                 }
-                (None, _, _) => None,
-            };
-            if reader.is_some() && status == ChangeStatus::Changed {
-                if let Some(f) = &fields {
-                    json_changes = Some(field_changes(previous_fields.as_ref(), f));
-                }
-            }
-            if !gone {
                 let fields_text = fields.as_ref().map(Value::to_string);
                 store
                     .put_change_snapshot(&NewSnapshot {

@@ -157,6 +157,7 @@ impl CrawlRunner {
                         },
                         Some(&crawl.id),
                         markdown_asked,
+                        scraped.billable,
                     )
                     .await?;
                 }
