@@ -126,9 +126,13 @@ impl CreditHold {
         actual: i64,
         held: Option<crate::idempotency::Held>,
         status: axum::http::StatusCode,
+        snapshot: Option<webdata_core::store::SnapshotWrite>,
         build: impl Fn(i64) -> serde_json::Value,
     ) -> ApiResult<serde_json::Value> {
         let Some(res) = self.reservation.take() else {
+            if let Some(w) = &snapshot {
+                self.store.write_change_snapshot(w).await?;
+            }
             let body = build(0);
             if let Some(h) = held {
                 h.complete(status, &body).await;
@@ -146,6 +150,7 @@ impl CreditHold {
                 held.as_ref()
                     .zip(stored.as_ref())
                     .map(|(h, s)| (h.org(), h.key(), s)),
+                snapshot.as_ref(),
             )
             .await?;
         self.metrics.add("credits_charged", charged.max(0) as u64);

@@ -823,16 +823,57 @@ async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
         .await
         .expect("reserve");
     let charged = store
-        .settle_credits_answering(&res, 1, Some((&org, "k1", &resp)))
+        .settle_credits_answering(&res, 1, Some((&org, "k1", &resp)), None)
         .await
         .expect("settle");
     assert_eq!(charged, 1);
     assert_eq!(store.ledger_charge(&res.id).await.expect("charge"), Some(1));
+    // A change-tracking snapshot written with the charge commits with it,
+    // and rolls back with it (below).
+    let snap = webdata_core::store::SnapshotWrite::Put {
+        org_id: org.clone(),
+        tag: String::new(),
+        url_key: "http://a.test/p".into(),
+        url: "http://a.test/p".into(),
+        site: "http://a.test".into(),
+        markdown: "v1".into(),
+        scraped_at: webdata_core::store::now_ms(),
+        crawl_id: None,
+        fields: None,
+    };
+    let res2 = store
+        .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 1)
+        .await
+        .expect("reserve");
+    assert_eq!(
+        store
+            .settle_credits_answering(&res2, 1, None, Some(&snap))
+            .await
+            .expect("settle"),
+        1
+    );
+    let got = store
+        .change_snapshot(&org, "", "http://a.test/p")
+        .await
+        .expect("get")
+        .expect("written with the charge");
+    assert_eq!(got.markdown, "v1");
+    let snap = webdata_core::store::SnapshotWrite::Put {
+        org_id: org.clone(),
+        tag: String::new(),
+        url_key: "http://a.test/p".into(),
+        url: "http://a.test/p".into(),
+        site: "http://a.test".into(),
+        markdown: "v2".into(),
+        scraped_at: webdata_core::store::now_ms() + 1,
+        crawl_id: None,
+        fields: None,
+    };
     assert_eq!(
         store.idempotency_begin(&org, "k1", "h").await.expect("b"),
         IdempotencyBegin::Replay(resp.clone())
     );
-    assert_eq!(store.get_org(&org).await.expect("org").credits, 9);
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 8);
     // Storing the answer fails: nothing is charged, the key is still running.
     let inject: &[&str] = match store.backend() {
         Backend::Sqlite => &[
@@ -861,7 +902,7 @@ async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
         .await
         .expect("reserve");
     assert!(store
-        .settle_credits_answering(&res, 1, Some((&org, "k2", &resp)))
+        .settle_credits_answering(&res, 1, Some((&org, "k2", &resp)), Some(&snap))
         .await
         .is_err());
     assert_eq!(
@@ -873,9 +914,18 @@ async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
         store.idempotency_begin(&org, "k2", "h").await.expect("b"),
         IdempotencyBegin::InProgress
     );
+    assert_eq!(
+        store
+            .change_snapshot(&org, "", "http://a.test/p")
+            .await
+            .expect("get")
+            .map(|s| s.markdown),
+        Some("v1".to_string()),
+        "the snapshot rolled back with the charge: the baseline is the one before"
+    );
     // The hold is still there to release; the credits come back whole.
     assert_eq!(store.settle_credits(&res, 0).await.expect("release"), 0);
-    assert_eq!(store.get_org(&org).await.expect("org").credits, 9);
+    assert_eq!(store.get_org(&org).await.expect("org").credits, 8);
 }
 
 async fn change_snapshots_keep_the_newest_per_tag_and_expire(store: Store) {

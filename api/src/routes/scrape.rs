@@ -144,6 +144,7 @@ pub async fn scrape(
     match scrape_document(&app, &caller, &headers, &req).await {
         Ok(mut scraped) => {
             let mut fields_read = false;
+            let mut snapshot = None;
             if tracked {
                 let tracking = webdata_engine::changes::Tracking {
                     store: &app.store,
@@ -153,6 +154,9 @@ pub async fn scrape(
                     crawl_id: None,
                     markdown_asked,
                     billable: scraped.billable,
+                    // Written with the charge below: a failed charge keeps
+                    // the baseline, so the retry reports the change again.
+                    defer_write: true,
                 };
                 let ct = req.options.change_tracking_options.as_ref();
                 let reader = app.model.as_deref().map(|model| ModelFields {
@@ -163,7 +167,10 @@ pub async fn scrape(
                     validator: validator.as_ref(),
                 });
                 match tracking.run(&mut scraped.document, reader.as_ref()).await {
-                    Ok(t) => fields_read = t.fields_read,
+                    Ok(t) => {
+                        fields_read = t.fields_read;
+                        snapshot = t.write;
+                    }
                     Err(e) => {
                         hold.settle(0).await?;
                         return Err(match e {
@@ -182,7 +189,7 @@ pub async fn scrape(
             let data = scraped.document;
             // The charge and the answer a retry replays commit together.
             let body = hold
-                .settle_answering(charge, claim, StatusCode::OK, |charged| {
+                .settle_answering(charge, claim, StatusCode::OK, snapshot, |charged| {
                     serde_json::json!({
                         "success": true,
                         "data": data,

@@ -31,7 +31,114 @@ pub struct NewSnapshot<'a> {
     pub fields: Option<&'a str>,
 }
 
+/// What a tracked scrape changes in the snapshots, owned so that it can be
+/// written later in the transaction that charges the scrape (and stores
+/// the answer its retries replay): a failed charge then leaves the
+/// baseline as it was.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SnapshotWrite {
+    /// Store this snapshot (newer than the one stored, or none is stored).
+    Put {
+        org_id: String,
+        tag: String,
+        url_key: String,
+        url: String,
+        site: String,
+        markdown: String,
+        scraped_at: i64,
+        crawl_id: Option<String>,
+        fields: Option<String>,
+    },
+    /// Forget the snapshot (the page is gone).
+    Delete {
+        org_id: String,
+        tag: String,
+        url_key: String,
+    },
+}
+
+impl SnapshotWrite {
+    /// The owned form of `s`.
+    pub fn put(s: &NewSnapshot<'_>) -> Self {
+        SnapshotWrite::Put {
+            org_id: s.org_id.into(),
+            tag: s.tag.into(),
+            url_key: s.url_key.into(),
+            url: s.url.into(),
+            site: s.site.into(),
+            markdown: s.markdown.into(),
+            scraped_at: s.scraped_at,
+            crawl_id: s.crawl_id.map(str::to_string),
+            fields: s.fields.map(str::to_string),
+        }
+    }
+}
+
+const PUT_SNAPSHOT: &str = "INSERT INTO change_snapshots (org_id, tag, url_key, url, site, markdown, scraped_at, crawl_id, fields) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
+     ON CONFLICT (org_id, tag, url_key) DO UPDATE SET url = excluded.url, site = excluded.site, \
+     markdown = excluded.markdown, scraped_at = excluded.scraped_at, crawl_id = excluded.crawl_id, \
+     fields = excluded.fields \
+     WHERE change_snapshots.scraped_at <= excluded.scraped_at";
+
+const DELETE_SNAPSHOT: &str =
+    "DELETE FROM change_snapshots WHERE org_id = $1 AND tag = $2 AND url_key = $3";
+
+/// Writes `w` inside `tx`.
+pub(crate) async fn write_snapshot_in(
+    tx: &mut sqlx::Transaction<'static, sqlx::Any>,
+    w: &SnapshotWrite,
+) -> StoreResult<()> {
+    match w {
+        SnapshotWrite::Put {
+            org_id,
+            tag,
+            url_key,
+            url,
+            site,
+            markdown,
+            scraped_at,
+            crawl_id,
+            fields,
+        } => {
+            sqlx::query(PUT_SNAPSHOT)
+                .bind(org_id)
+                .bind(tag)
+                .bind(url_key)
+                .bind(url)
+                .bind(site)
+                .bind(markdown)
+                .bind(*scraped_at)
+                .bind(crawl_id)
+                .bind(fields)
+                .execute(&mut **tx)
+                .await?;
+        }
+        SnapshotWrite::Delete {
+            org_id,
+            tag,
+            url_key,
+        } => {
+            sqlx::query(DELETE_SNAPSHOT)
+                .bind(org_id)
+                .bind(tag)
+                .bind(url_key)
+                .execute(&mut **tx)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
 impl Store {
+    /// Writes `w` in a transaction of its own.
+    pub async fn write_change_snapshot(&self, w: &SnapshotWrite) -> StoreResult<()> {
+        let mut tx = self.begin_write().await?;
+        write_snapshot_in(&mut tx, w).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// The snapshot of `url_key` under `tag`, if the organization has one.
     pub async fn change_snapshot(
         &self,
@@ -63,25 +170,18 @@ impl Store {
     /// Stores `s` as the page's snapshot. An older scrape never replaces a
     /// newer one (two requests for one page finishing out of order).
     pub async fn put_change_snapshot(&self, s: &NewSnapshot<'_>) -> StoreResult<()> {
-        sqlx::query(
-            "INSERT INTO change_snapshots (org_id, tag, url_key, url, site, markdown, scraped_at, crawl_id, fields) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) \
-             ON CONFLICT (org_id, tag, url_key) DO UPDATE SET url = excluded.url, site = excluded.site, \
-             markdown = excluded.markdown, scraped_at = excluded.scraped_at, crawl_id = excluded.crawl_id, \
-             fields = excluded.fields \
-             WHERE change_snapshots.scraped_at <= excluded.scraped_at",
-        )
-        .bind(s.org_id)
-        .bind(s.tag)
-        .bind(s.url_key)
-        .bind(s.url)
-        .bind(s.site)
-        .bind(s.markdown)
-        .bind(s.scraped_at)
-        .bind(s.crawl_id)
-        .bind(s.fields)
-        .execute(self.pool())
-        .await?;
+        sqlx::query(PUT_SNAPSHOT)
+            .bind(s.org_id)
+            .bind(s.tag)
+            .bind(s.url_key)
+            .bind(s.url)
+            .bind(s.site)
+            .bind(s.markdown)
+            .bind(s.scraped_at)
+            .bind(s.crawl_id)
+            .bind(s.fields)
+            .execute(self.pool())
+            .await?;
         Ok(())
     }
 
@@ -113,7 +213,7 @@ impl Store {
         tag: &str,
         url_key: &str,
     ) -> StoreResult<()> {
-        sqlx::query("DELETE FROM change_snapshots WHERE org_id = $1 AND tag = $2 AND url_key = $3")
+        sqlx::query(DELETE_SNAPSHOT)
             .bind(org_id)
             .bind(tag)
             .bind(url_key)

@@ -131,18 +131,23 @@ impl Store {
     /// Settling twice changes nothing the second time. Returns the amount
     /// charged.
     pub async fn settle_credits(&self, res: &Reservation, actual: i64) -> StoreResult<i64> {
-        self.settle_credits_answering(res, actual, None).await
+        self.settle_credits_answering(res, actual, None, None).await
     }
 
     /// Settles like [`Store::settle_credits`] and, in the same transaction,
     /// stores the idempotent answer of `answer`'s key (`org_id`, `key`): a
     /// process killed between a charge and its stored answer would make the
-    /// retry run, and charge, again. Both commit or neither does.
+    /// retry run, and charge, again. Both commit or neither does; so does
+    /// `snapshot`, the change-tracking snapshot the scrape takes (written
+    /// only when this settles the reservation: one settled already by the
+    /// janitor keeps the previous baseline, and the change is reported
+    /// again next time).
     pub async fn settle_credits_answering(
         &self,
         res: &Reservation,
         actual: i64,
         answer: Option<(&str, &str, &super::StoredResponse)>,
+        snapshot: Option<&super::SnapshotWrite>,
     ) -> StoreResult<i64> {
         let actual = actual.clamp(0, res.amount);
         let refund = res.amount - actual;
@@ -162,6 +167,9 @@ impl Store {
         .rows_affected();
         if changed == 0 {
             return Ok(self.ledger_charge(&res.id).await?.unwrap_or(0));
+        }
+        if let Some(w) = snapshot {
+            super::changes::write_snapshot_in(&mut tx, w).await?;
         }
         if refund > 0 {
             sqlx::query(

@@ -26,7 +26,7 @@ pub use accounts::{
 pub use blobs::Blob;
 pub use brand::CachedBrand;
 pub use cache::CachedScrape;
-pub use changes::{ChangeSnapshot, NewSnapshot};
+pub use changes::{ChangeSnapshot, NewSnapshot, SnapshotWrite};
 pub use crawl::{
     CrawlEvent, CrawlRow, CrawlStatus, Lease, LeaseAsk, NewUrl, PageCommit, PageWrite, Placement,
     PoolBacklog,

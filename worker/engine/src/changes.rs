@@ -7,7 +7,7 @@
 use crate::urlnorm;
 use serde_json::{json, Map, Value};
 use url::Url;
-use webdata_core::store::{rfc3339, NewSnapshot};
+use webdata_core::store::{rfc3339, NewSnapshot, SnapshotWrite};
 use webdata_core::types::{
     ChangeDiff, ChangeStatus, ChangeTracking, Document, ScrapeOptions, Visibility,
 };
@@ -121,10 +121,13 @@ impl From<StoreError> for TrackError {
 }
 
 /// What tracking did beyond the comparison.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tracked {
     /// The model read the page's fields (the `json` mode; billed).
     pub fields_read: bool,
+    /// With [`Tracking::defer_write`]: the snapshot change for the caller
+    /// to write (with the scrape's charge).
+    pub write: Option<SnapshotWrite>,
 }
 
 /// The top-level fields whose values differ between two readings, as
@@ -178,6 +181,7 @@ pub async fn track(
         crawl_id,
         markdown_asked,
         billable,
+        defer_write: false,
     };
     match at.run(doc, None::<&NoFields>).await {
         Ok(_) => Ok(()),
@@ -197,6 +201,9 @@ pub struct Tracking<'a> {
     /// The scrape is billed (a page, not an error answer or a bot wall):
     /// only such a page becomes the baseline, and only it is read.
     pub billable: bool,
+    /// Leave the snapshot change in [`Tracked::write`] instead of writing
+    /// it: a scrape writes it in the transaction of its charge.
+    pub defer_write: bool,
 }
 
 /// The history the `json` mode keeps under a tag: its own, per schema and
@@ -250,7 +257,11 @@ impl Tracking<'_> {
             .and_then(|f| serde_json::from_str(f).ok());
         let mut json_changes = None;
         let (status, diff) = if gone && previous.is_some() {
-            store.delete_change_snapshot(org_id, tag, &key).await?;
+            tracked.write = Some(SnapshotWrite::Delete {
+                org_id: org_id.into(),
+                tag: tag.into(),
+                url_key: key.clone(),
+            });
             (ChangeStatus::Removed, None)
         } else {
             let (status, diff) = compare(previous.as_ref().map(|p| p.markdown.as_str()), &current);
@@ -279,22 +290,25 @@ impl Tracking<'_> {
                     }
                 }
                 let fields_text = fields.as_ref().map(Value::to_string);
-                store
-                    .put_change_snapshot(&NewSnapshot {
-                        org_id,
-                        tag,
-                        url_key: &key,
-                        url: url.as_str(),
-                        site: &site_of(&url),
-                        markdown: &current,
-                        scraped_at: now,
-                        crawl_id: self.crawl_id,
-                        fields: fields_text.as_deref(),
-                    })
-                    .await?;
+                tracked.write = Some(SnapshotWrite::put(&NewSnapshot {
+                    org_id,
+                    tag,
+                    url_key: &key,
+                    url: url.as_str(),
+                    site: &site_of(&url),
+                    markdown: &current,
+                    scraped_at: now,
+                    crawl_id: self.crawl_id,
+                    fields: fields_text.as_deref(),
+                }));
             }
             (status, diff)
         };
+        if !self.defer_write {
+            if let Some(w) = tracked.write.take() {
+                store.write_change_snapshot(&w).await?;
+            }
+        }
         doc.change_tracking = Some(ChangeTracking {
             previous_scrape_at: previous.as_ref().map(|p| rfc3339(p.scraped_at)),
             change_status: status,
