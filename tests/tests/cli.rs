@@ -631,3 +631,95 @@ async fn llmstxt_prints_or_writes_a_sites_files() {
     assert!(err.contains("url"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `webdata watch --prompt`: the extract model (an OpenAI-compatible
+/// stand-in on loopback: the one third party we cannot run here) reads the
+/// page's price; a changed check prints the field that changed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn watch_with_a_prompt_prints_the_fields_that_changed() {
+    let price = Arc::new(Mutex::new(29u32));
+    let p = price.clone();
+    let site = Site::serve(axum::Router::new().fallback(move || {
+        let p = p.clone();
+        async move {
+            let n = *p.lock().unwrap();
+            axum::response::Html(format!(
+                "<!doctype html><html><head><title>Pricing</title></head><body><main><article>\
+                 <h1>Pricing</h1><p>Our plans are simple and every plan includes the full product with support by email.</p>\
+                 <p>The Pro plan costs {n} dollars a month for teams of any size, billed yearly.</p>\
+                 </article></main></body></html>"
+            ))
+        }
+    }))
+    .await;
+    let calls = Arc::new(Mutex::new(0usize));
+    let c = calls.clone();
+    let llm = Site::serve(axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |axum::Json(body): axum::Json<serde_json::Value>| {
+            let c = c.clone();
+            async move {
+                *c.lock().unwrap() += 1;
+                let sent = body["messages"].to_string();
+                let n: u32 = sent
+                    .split("costs ")
+                    .nth(1)
+                    .and_then(|r| r.split(' ').next())
+                    .and_then(|d| d.parse().ok())
+                    .unwrap_or(0);
+                axum::Json(serde_json::json!({
+                    "choices": [{"index": 0, "message": {"role": "assistant",
+                        "content": format!("{{\"price\": {n}}}")}}]
+                }))
+            }
+        }),
+    ))
+    .await;
+    let dir = std::env::temp_dir().join(unique("webdata-watch-fields"));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let db = format!("sqlite://{}/w.db", dir.display());
+    let url = site.url("/pricing");
+    let base = llm.url("/v1");
+    let env = [
+        ("WEBDATA_LLM_BASE_URL", base.as_str()),
+        ("WEBDATA_LLM_MODEL", "test-model"),
+    ];
+    let args = [
+        "watch",
+        url.as_str(),
+        "--count",
+        "1",
+        "--prompt",
+        "The Pro plan's monthly price.",
+        "--schema",
+        r#"{"type": "object", "properties": {"price": {"type": "number"}}}"#,
+        "--database-url",
+        db.as_str(),
+    ];
+    let (out, err, code) = webdata(&args, &env);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("new     {url}")), "{out}");
+    *price.lock().unwrap() = 39;
+    let (out, err, code) = webdata(&args, &env);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains(&format!("changed {url}")), "{out}");
+    assert!(out.contains("  price: 29 → 39"), "{out}");
+    assert!(out.contains("+The Pro plan costs 39"), "{out}");
+    assert_eq!(*calls.lock().unwrap(), 2, "one reading per new text");
+    let (_, err, code) = webdata(
+        &[
+            "watch",
+            &url,
+            "--count",
+            "1",
+            "--schema",
+            "{not json",
+            "--database-url",
+            &db,
+        ],
+        &env,
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("--schema"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -35,6 +35,15 @@ pub struct WatchArgs {
     /// Print each check's `changeTracking` object as one JSON line.
     #[arg(long)]
     pub json: bool,
+    /// Also watch fields read by the extract model (`WEBDATA_LLM_*` on the
+    /// embedded store, or the server's): what to read, e.g. "the Pro
+    /// plan's monthly price". Changed fields print as `field: old → new`.
+    #[arg(long)]
+    pub prompt: Option<String>,
+    /// With or without --prompt: a JSON Schema (of an object) for those
+    /// fields, inline or `@file.json`.
+    #[arg(long)]
+    pub schema: Option<String>,
     #[command(flatten)]
     pub connect: ConnectArgs,
 }
@@ -46,13 +55,27 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
     if every < WATCH_MIN_MS {
         anyhow::bail!("--every: `{}` is shorter than 1 second", args.every);
     }
+    let schema = match args.schema.as_deref() {
+        None => None,
+        Some(s) => Some(read_schema(s)?),
+    };
+    let mut options = json!({"tag": args.tag});
+    if args.prompt.is_some() || schema.is_some() {
+        options["modes"] = json!(["git-diff", "json"]);
+        if let Some(p) = &args.prompt {
+            options["prompt"] = json!(p);
+        }
+        if let Some(s) = schema {
+            options["schema"] = s;
+        }
+    }
     let conn = Connection::open(&args.connect).await?;
     let client = conn.client.clone();
     let body = json!({
         "url": args.url,
         "formats": ["markdown", "changeTracking"],
         "onlyMainContent": !args.full_page,
-        "changeTrackingOptions": {"tag": args.tag},
+        "changeTrackingOptions": options,
     });
     let mut checks = 0u64;
     let mut tick = tokio::time::interval(Duration::from_millis(every as u64));
@@ -98,6 +121,11 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
                 .map(|p| format!(" since {p}"))
                 .unwrap_or_default();
             println!("{}  {status:<7} {}{since}", now(), args.url);
+            if let Some(fields) = ct["json"].as_object() {
+                for (k, v) in fields {
+                    println!("  {k}: {} → {}", v["previous"], v["current"]);
+                }
+            }
             if let Some(diff) = ct["diff"]["text"].as_str() {
                 print!("{diff}");
                 if !diff.ends_with('\n') {
@@ -119,4 +147,15 @@ pub async fn watch(args: WatchArgs) -> anyhow::Result<()> {
 
 fn now() -> String {
     webdata_core::store::rfc3339(webdata_core::store::now_ms())
+}
+
+/// `--schema`: inline JSON, or `@path` to a file of it.
+fn read_schema(arg: &str) -> anyhow::Result<serde_json::Value> {
+    let text = match arg.strip_prefix('@') {
+        Some(path) => {
+            std::fs::read_to_string(path).with_context(|| format!("--schema: reading {path}"))?
+        }
+        None => arg.to_string(),
+    };
+    serde_json::from_str(&text).map_err(|e| anyhow::anyhow!("--schema: not JSON: {e}"))
 }
