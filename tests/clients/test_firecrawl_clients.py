@@ -186,7 +186,7 @@ def test_change_tracking_through_the_sdk(service, site):
     assert changed.change_tracking["json"] == {"price": {"previous": 9, "current": 19}}
     with pytest.raises(BadRequestError) as e:
         fc.scrape(url, formats=["markdown", ChangeTrackingFormat(modes=["json"])])
-    assert "changeTrackingOptions.schema" in str(e.value)
+    assert "formats[1].schema" in str(e.value)
 
 
 def test_crawl_waits_and_pages_through_next(service, site):

@@ -154,6 +154,16 @@ fn change_tracking_options(field: &str, o: &Value) -> Out<Value> {
             }
         }
     }
+    let json_mode = out
+        .get("modes")
+        .and_then(Value::as_array)
+        .is_some_and(|m| m.iter().any(|x| x == "json"));
+    if json_mode && !out.contains_key("schema") && !out.contains_key("prompt") {
+        return Err(Refused::new(
+            format!("{field}.schema"),
+            "the `json` mode needs `schema` or `prompt`",
+        ));
+    }
     Ok(Value::Object(out))
 }
 
@@ -920,6 +930,10 @@ mod tests {
             (
                 json!({"formats": [{"type": "changeTracking", "threshold": 3}]}),
                 "formats[0].threshold",
+            ),
+            (
+                json!({"formats": ["markdown", {"type": "changeTracking", "modes": ["json"]}]}),
+                "formats[1].schema",
             ),
             (json!({"formats": ["summary"]}), "formats[0]"),
             (json!({"formats": ["markdown", "images"]}), "formats[1]"),
