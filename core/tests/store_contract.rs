@@ -830,17 +830,18 @@ async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
     assert_eq!(store.ledger_charge(&res.id).await.expect("charge"), Some(1));
     // A change-tracking snapshot written with the charge commits with it,
     // and rolls back with it (below).
-    let snap = webdata_core::store::SnapshotWrite::Put {
+    let page = |markdown: &str, scraped_at: i64| webdata_core::store::SnapshotWrite::Put {
         org_id: org.clone(),
         tag: String::new(),
         url_key: "http://a.test/p".into(),
         url: "http://a.test/p".into(),
         site: "http://a.test".into(),
-        markdown: "v1".into(),
-        scraped_at: webdata_core::store::now_ms(),
+        markdown: markdown.into(),
+        scraped_at,
         crawl_id: None,
         fields: None,
     };
+    let snap = page("v1", webdata_core::store::now_ms());
     let res2 = store
         .reserve_credits(&Store::new_ledger_id(), &org, None, "scrape", 1)
         .await
@@ -858,17 +859,7 @@ async fn a_charge_and_its_idempotent_answer_commit_together(store: Store) {
         .expect("get")
         .expect("written with the charge");
     assert_eq!(got.markdown, "v1");
-    let snap = webdata_core::store::SnapshotWrite::Put {
-        org_id: org.clone(),
-        tag: String::new(),
-        url_key: "http://a.test/p".into(),
-        url: "http://a.test/p".into(),
-        site: "http://a.test".into(),
-        markdown: "v2".into(),
-        scraped_at: webdata_core::store::now_ms() + 1,
-        crawl_id: None,
-        fields: None,
-    };
+    let snap = page("v2", webdata_core::store::now_ms() + 1);
     assert_eq!(
         store.idempotency_begin(&org, "k1", "h").await.expect("b"),
         IdempotencyBegin::Replay(resp.clone())

@@ -88,18 +88,7 @@ pub struct DocQuery {
 /// May this person cancel the crawl: owners and admins, or the member
 /// whose playground key started it.
 async fn may_cancel(app: &AppState, ctx: &Ctx, c: &CrawlRow) -> bool {
-    if ctx.role >= Role::Admin {
-        return true;
-    }
-    match &c.key_id {
-        Some(k) => app
-            .store
-            .get_key(k)
-            .await
-            .ok()
-            .is_some_and(|k| k.person.as_deref() == Some(ctx.user_id())),
-        None => false,
-    }
+    ctx.may_act_on(app, c.key_id.as_deref()).await
 }
 
 /// `GET /dashboard/crawls/{id}`: status (live), documents a page at a time.

@@ -98,6 +98,24 @@ impl Ctx {
         &self.session.user.id
     }
 
+    /// May this person act on (cancel, pause, delete) something started
+    /// with the key `key_id`: owners and admins, or the member whose
+    /// playground key it was.
+    pub async fn may_act_on(&self, app: &AppState, key_id: Option<&str>) -> bool {
+        if self.role >= Role::Admin {
+            return true;
+        }
+        match key_id {
+            Some(k) => app
+                .store
+                .get_key(k)
+                .await
+                .ok()
+                .is_some_and(|k| k.person.as_deref() == Some(self.user_id())),
+            None => false,
+        }
+    }
+
     /// Refuses (403) unless the person's role is at least `role`.
     pub fn require(&self, role: Role) -> Result<(), Page> {
         if self.role >= role {

@@ -149,18 +149,7 @@ async fn own_schedule(app: &AppState, ctx: &Ctx, id: &str) -> Result<ScheduleRow
 /// May this person pause, resume or delete the schedule: owners and
 /// admins, or the member whose playground key created it.
 async fn may_manage(app: &AppState, ctx: &Ctx, s: &ScheduleRow) -> bool {
-    if ctx.role >= Role::Admin {
-        return true;
-    }
-    match &s.key_id {
-        Some(k) => app
-            .store
-            .get_key(k)
-            .await
-            .ok()
-            .is_some_and(|k| k.person.as_deref() == Some(ctx.user_id())),
-        None => false,
-    }
+    ctx.may_act_on(app, s.key_id.as_deref()).await
 }
 
 /// A page that is not `same` in a run's crawl.

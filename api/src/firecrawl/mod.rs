@@ -697,11 +697,7 @@ async fn llmstxt_start(app: AppState, headers: HeaderMap, body: Body) -> Respons
 /// then `completed` with `data.llmstxt` and `data.llmsfulltxt`, or `failed`
 /// (a failed or cancelled job) with `error`.
 async fn llmstxt_status(app: AppState, headers: HeaderMap, id: String) -> Response {
-    if id.is_empty()
-        || !id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-    {
+    if !webdata_core::store::is_id_text(&id) {
         return fail(
             StatusCode::NOT_FOUND,
             &format!("llms.txt job `{id}` does not exist"),

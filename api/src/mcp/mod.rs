@@ -166,17 +166,30 @@ fn cut(s: &str, max: usize) -> (&str, bool) {
 
 fn path_id(args: &Map<String, Value>, tool: &str) -> Result<String, CallToolResult> {
     match args.get("id").and_then(Value::as_str) {
-        Some(id)
-            if !id.is_empty()
-                && id
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') =>
-        {
-            Ok(id.to_string())
-        }
+        Some(id) if webdata_core::store::is_id_text(id) => Ok(id.to_string()),
         Some(id) => Err(invalid(format!("id: `{id}` is not a crawl or batch id"))),
         None => Err(invalid(format!("id: required (the id {tool} was given)"))),
     }
+}
+
+/// Starts a background job at `path` (`limit` 10 unless given); the text
+/// says how to follow it.
+async fn start(
+    client: &ApiClient,
+    path: &str,
+    args: Map<String, Value>,
+    started: impl Fn(&str, &str) -> String,
+) -> Result<CallToolResult, ApiFailure> {
+    let mut body = Value::Object(args);
+    if body.get("limit").is_none() {
+        body["limit"] = json!(10);
+    }
+    let job = client.post(path, body).await?;
+    let text = started(
+        job["id"].as_str().unwrap_or_default(),
+        job["status"].as_str().unwrap_or("queued"),
+    );
+    Ok(ok(text, job))
 }
 
 /// Runs one tool.
@@ -189,16 +202,7 @@ async fn call(client: &ApiClient, name: &str, mut args: Map<String, Value>) -> C
         match name {
             "scrape" => scrape(client, args, max).await,
             "crawl" => {
-                let mut body = Value::Object(args);
-                if body.get("limit").is_none() {
-                    body["limit"] = json!(10);
-                }
-                let job = client.post("/v1/crawl", body).await?;
-                let id = job["id"].as_str().unwrap_or_default();
-                Ok(ok(
-                    format!("Crawl {id} started ({}). Call crawl_status with id \"{id}\" to follow it and read its pages.", job["status"].as_str().unwrap_or("queued")),
-                    job,
-                ))
+                start(client, "/v1/crawl", args, |id, st| format!("Crawl {id} started ({st}). Call crawl_status with id \"{id}\" to follow it and read its pages.")).await
             }
             "crawl_status" | "batch_scrape_status" => {
                 let id = match path_id(
@@ -220,16 +224,7 @@ async fn call(client: &ApiClient, name: &str, mut args: Map<String, Value>) -> C
                 status(client, base, &id, &args, max, name).await
             }
             "llmstxt" => {
-                let mut body = Value::Object(args);
-                if body.get("limit").is_none() {
-                    body["limit"] = json!(10);
-                }
-                let job = client.post("/v1/llmstxt", body).await?;
-                let id = job["id"].as_str().unwrap_or_default();
-                Ok(ok(
-                    format!("llms.txt job {id} started ({}). Call llmstxt_status with id \"{id}\" until it is completed.", job["status"].as_str().unwrap_or("queued")),
-                    job,
-                ))
+                start(client, "/v1/llmstxt", args, |id, st| format!("llms.txt job {id} started ({st}). Call llmstxt_status with id \"{id}\" until it is completed.")).await
             }
             "llmstxt_status" => {
                 let id = match path_id(&args, "llmstxt") {

@@ -139,6 +139,14 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// Whether `s` can be an id of ours (`crawl_…`, `llmstxt_…`, …): letters,
+/// digits, `_` and `-`, so it is safe inside a URL path as it is.
+pub fn is_id_text(s: &str) -> bool {
+    !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 /// A new random id with a readable prefix, ordered by creation time.
 pub fn new_id(prefix: &str) -> String {
     format!("{prefix}_{}", uuid::Uuid::now_v7().simple())

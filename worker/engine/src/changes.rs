@@ -154,42 +154,6 @@ pub fn field_changes(previous: Option<&Value>, current: &Value) -> Map<String, V
     out
 }
 
-/// Compares `doc` with the organization's previous snapshot under the
-/// request's tag, sets `doc.changeTracking` and stores the new snapshot.
-/// A page that now answers 404 or 410 after a snapshot is `removed` (and
-/// its snapshot forgotten, so a page that comes back is `new`). A page that
-/// is not billable (another error status, a bot wall) is compared but does
-/// not become the baseline. The `markdown` the comparison needed is
-/// removed again when it was not asked for. Without the `json` mode
-/// (crawls and batches).
-#[allow(clippy::too_many_arguments)]
-pub async fn track(
-    store: &Store,
-    org_id: &str,
-    options: &ScrapeOptions,
-    doc: &mut Document,
-    found: Found,
-    crawl_id: Option<&str>,
-    markdown_asked: bool,
-    billable: bool,
-) -> Result<(), StoreError> {
-    let at = Tracking {
-        store,
-        org_id,
-        options,
-        found,
-        crawl_id,
-        markdown_asked,
-        billable,
-        defer_write: false,
-    };
-    match at.run(doc, None::<&NoFields>).await {
-        Ok(_) => Ok(()),
-        Err(TrackError::Store(e)) => Err(e),
-        Err(TrackError::Fields(_, m)) => Err(StoreError::Invalid(m)),
-    }
-}
-
 /// One tracked page's context.
 pub struct Tracking<'a> {
     pub store: &'a Store,
@@ -222,7 +186,24 @@ pub fn json_history_tag(options: &ScrapeOptions) -> String {
 }
 
 impl Tracking<'_> {
-    /// [`track`], and with the `json` mode (`reader` given and the mode
+    /// Compares `doc` with the organization's previous snapshot under the
+    /// request's tag, sets `doc.changeTracking` and stores the new snapshot
+    /// (crawls and batches: no `json` mode). A page that now answers 404 or
+    /// 410 after a snapshot is `removed` (and its snapshot forgotten, so a
+    /// page that comes back is `new`). A page that is not billable (another
+    /// error status, a bot wall) is compared but does not become the
+    /// baseline. The `markdown` the comparison needed is removed again when
+    /// it was not asked for.
+    pub async fn run_plain(&self, doc: &mut Document) -> Result<(), StoreError> {
+        match self.run(doc, None::<&NoFields>).await {
+            Ok(_) => Ok(()),
+            Err(TrackError::Store(e)) => Err(e),
+            // No reader, no reading.
+            Err(TrackError::Fields(_, m)) => Err(StoreError::Invalid(m)),
+        }
+    }
+
+    /// [`Tracking::run_plain`], and with the `json` mode (`reader` given and the mode
     /// asked for) the page's fields, in the mode's own history
     /// ([`json_history_tag`]): read by the model when the page is new or
     /// changed, carried over when it is the same, compared with the

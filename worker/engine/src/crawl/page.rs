@@ -145,20 +145,21 @@ impl CrawlRunner {
                     new_links = found;
                 }
                 if req.options.tracks_changes() {
-                    crate::changes::track(
-                        &self.store,
-                        &crawl.org_id,
-                        &req.options,
-                        &mut doc,
-                        if remembered {
+                    crate::changes::Tracking {
+                        store: &self.store,
+                        org_id: &crawl.org_id,
+                        options: &req.options,
+                        found: if remembered {
                             crate::changes::Found::Hidden
                         } else {
                             crate::changes::Found::Visible
                         },
-                        Some(&crawl.id),
+                        crawl_id: Some(&crawl.id),
                         markdown_asked,
-                        scraped.billable,
-                    )
+                        billable: scraped.billable,
+                        defer_write: false,
+                    }
+                    .run_plain(&mut doc)
                     .await?;
                 }
                 let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
