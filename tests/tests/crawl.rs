@@ -150,6 +150,7 @@ on_both!(
     errors_list_failed_urls_with_codes_and_what_robots_kept_out,
     no_request_starts_after_a_cancel,
     crawl_delay_spaces_fetches_by_the_delay_without_stalling,
+    a_cancelled_crawl_does_not_hold_up_its_host,
 );
 
 /// Issue 27: `Crawl-delay: 1` sometimes left 4–5 s between two fetches of a
@@ -214,6 +215,113 @@ async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
                 "round {round}: gaps between fetches {gaps:?} ms (Crawl-delay: 1)"
             );
         }
+    }
+}
+
+/// Issue 27: pages waiting for a host's `Crawl-delay` used to book their
+/// fetch times ahead, and the bookings of pages that never fetched (a
+/// cancelled crawl's) stayed: after a cancel with 16 pages waiting, the
+/// next crawl of the host waited 17 s for its first fetch. The delay
+/// counts from the last fetch that really started.
+async fn a_cancelled_crawl_does_not_hold_up_its_host(db: Db) {
+    let starts: std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>> = Default::default();
+    let log = starts.clone();
+    let app = axum::Router::new().route(
+        "/{*path}",
+        get(move |Path(path): Path<String>| {
+            let log = log.clone();
+            async move {
+                if path == "robots.txt" {
+                    return "User-agent: *\nCrawl-delay: 1\n".into_response();
+                }
+                if path.ends_with(".xml") {
+                    return axum::http::StatusCode::NOT_FOUND.into_response();
+                }
+                log.lock().unwrap().push((path.clone(), Instant::now()));
+                let links: String = (1..=30)
+                    .map(|k| format!("<a href=\"/page{k}\">page {k}</a> "))
+                    .collect();
+                Html(format!(
+                    "<html><head><title>{path}</title></head><body><main><p>The page {path}, with enough words for a reader.</p>{links}</main></body></html>"
+                ))
+                .into_response()
+            }
+        }),
+    );
+    let site = Site::serve(app).await;
+    let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_BROWSER", "off")).await;
+    // A crawl of 31 pages, cancelled after its third fetch: its other pages
+    // are leased and waiting for their turn at the host.
+    let r = s
+        .post(
+            "/v1/crawl",
+            json!({"url": site.url("/page0"), "limit": 100}),
+        )
+        .await;
+    assert_eq!(r.status, 202, "{:?}", r.json);
+    let first = r.json["id"].as_str().expect("id").to_string();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while starts.lock().unwrap().len() < 3 {
+        assert!(
+            Instant::now() < deadline,
+            "the first crawl did not fetch 3 pages"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let c = s
+        .http
+        .delete(s.url(&format!("/v1/crawl/{first}")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("delete");
+    assert_eq!(c.status(), 200);
+    let last_of_first = starts.lock().unwrap().last().expect("fetches").1;
+    let fetched_by_first = starts.lock().unwrap().len();
+    let posted = Instant::now();
+    let r = s
+        .post("/v1/crawl", json!({"url": site.url("/page0"), "limit": 3}))
+        .await;
+    assert_eq!(r.status, 202, "{:?}", r.json);
+    let second = r.json["id"].as_str().expect("id").to_string();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let st = s.get_as(&s.key, &format!("/v1/crawl/{second}")).await;
+        if st.json["status"] == "completed" {
+            assert_eq!(st.json["completed"], 3, "{:?}", st.json);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the second crawl did not finish: {:?}",
+            st.json
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let times: Vec<Instant> = starts.lock().unwrap().iter().map(|(_, t)| *t).collect();
+    // The cancelled crawl started nothing after its cancel (at most the
+    // fetch already under way), and the second crawl fetched its 3 pages.
+    assert!(
+        times.len() <= fetched_by_first + 1 + 3 && times.len() >= fetched_by_first + 3,
+        "{} fetches, {fetched_by_first} before the cancel",
+        times.len()
+    );
+    let second_fetches = &times[times.len() - 3..];
+    let waited = second_fetches[0] - posted;
+    assert!(
+        waited < Duration::from_millis(2500),
+        "the second crawl's first fetch came {waited:?} after it started (Crawl-delay: 1)"
+    );
+    assert!(
+        second_fetches[0] - last_of_first >= Duration::from_millis(900),
+        "the delay still holds across crawls of one host"
+    );
+    for w in second_fetches.windows(2) {
+        let gap = w[1] - w[0];
+        assert!(
+            (Duration::from_millis(900)..=Duration::from_millis(2500)).contains(&gap),
+            "gap {gap:?} between the second crawl's fetches (Crawl-delay: 1)"
+        );
     }
 }
 

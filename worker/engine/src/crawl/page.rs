@@ -80,12 +80,16 @@ impl CrawlRunner {
             .state
             .host_slot(page_url.host_str().unwrap_or(""), self.cfg.per_host);
         let host_permit = host_slot.acquire_owned().await.ok();
-        self.polite(&page_url, ignore_robots).await;
+        let turn = self.polite(&page_url, ignore_robots).await;
         // No request starts after a cancel: the crawl row above may be up
         // to ROW_TTL old, and the politeness wait longer still, so the
-        // lease itself is checked in the store right before the fetch.
+        // lease itself is checked in the store right before the fetch. A
+        // page that stops here gives its host turn back unused.
         if !self.store.lease_held(lease).await? {
             return Ok(());
+        }
+        if let Some(turn) = turn {
+            turn.fetching();
         }
         let mut options = plan.request.scrape_options.clone().unwrap_or_default();
         let markdown_asked = crate::changes::ensure_markdown(&mut options);

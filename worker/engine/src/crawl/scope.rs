@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use url::Url;
 
-use super::state::Plan;
+use super::state::{HostTurn, Plan};
 use super::CrawlRunner;
 use crate::robots::Robots;
 use crate::urlnorm;
@@ -46,16 +46,18 @@ impl CrawlRunner {
         false
     }
 
-    pub(super) async fn polite(&self, url: &Url, ignore_robots: bool) {
+    /// Waits for the page's turn at its host when robots.txt sets a
+    /// `Crawl-delay` (capped at 30 s); `None` when there is none to keep.
+    pub(super) async fn polite(&self, url: &Url, ignore_robots: bool) -> Option<HostTurn> {
         if ignore_robots {
-            return;
+            return None;
         }
-        let Some(delay) = self.robots(url).await.crawl_delay() else {
-            return;
-        };
+        let delay = self.robots(url).await.crawl_delay()?;
         let delay = delay.min(Duration::from_secs(30));
-        let host = url.host_str().unwrap_or("").to_string();
-        let wait_until = self.state.book_visit(host, delay);
-        tokio::time::sleep_until(wait_until).await;
+        Some(
+            self.state
+                .host_turn(url.host_str().unwrap_or(""), delay)
+                .await,
+        )
     }
 }

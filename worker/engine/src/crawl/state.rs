@@ -29,7 +29,10 @@ const ENQUEUED_MAX: usize = 1_000_000;
 /// The runner's memory, shared by its page tasks.
 pub(super) struct RunnerState {
     plans: Mutex<HashMap<String, Arc<Plan>>>,
-    hosts: Mutex<HashMap<String, tokio::time::Instant>>,
+    /// Per host, when its last page fetch started, behind a fair (FIFO)
+    /// lock: a page waits for its turn, then for the delay (see
+    /// [`HostTurn`]).
+    hosts: Mutex<HashMap<String, Arc<tokio::sync::Mutex<Option<tokio::time::Instant>>>>>,
     host_slots: Mutex<HashMap<String, Arc<Semaphore>>>,
     /// Crawl rows read in the last [`ROW_TTL`], so a page does not cost a
     /// store read before it starts (its commit re-checks the status).
@@ -110,14 +113,23 @@ impl RunnerState {
             .remove(id);
     }
 
-    /// When the next page of `host` may start, `delay` after the one
-    /// before it; books that time, so the page after waits `delay` more.
-    pub(super) fn book_visit(&self, host: String, delay: Duration) -> tokio::time::Instant {
-        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-        let now = tokio::time::Instant::now();
-        let next = hosts.get(&host).copied().unwrap_or(now).max(now);
-        hosts.insert(host, next + delay);
-        next
+    /// Waits for `host`'s turn: the pages of a host with a `Crawl-delay`
+    /// queue in order, and each waits until `delay` after the last fetch
+    /// that really started. Nothing is booked ahead: a page that gives up
+    /// its turn without fetching (a cancel) costs the next one no time.
+    pub(super) async fn host_turn(&self, host: &str, delay: Duration) -> HostTurn {
+        let gate = self
+            .hosts
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .entry(host.to_string())
+            .or_default()
+            .clone();
+        let guard = gate.lock_owned().await;
+        if let Some(last) = *guard {
+            tokio::time::sleep_until(last + delay).await;
+        }
+        HostTurn { guard }
     }
 
     /// The semaphore bounding the pages fetched at once from `host`.
@@ -169,6 +181,21 @@ impl RunnerState {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .remove(id);
+    }
+}
+
+/// A page's turn at its host (from [`RunnerState::host_turn`]): the next
+/// page waits until it is [`HostTurn::fetching`] (or dropped without
+/// fetching, which leaves the host's clock as it was).
+pub(super) struct HostTurn {
+    guard: tokio::sync::OwnedMutexGuard<Option<tokio::time::Instant>>,
+}
+
+impl HostTurn {
+    /// The fetch starts now: the next page of the host waits the delay
+    /// from here.
+    pub(super) fn fetching(mut self) {
+        *self.guard = Some(tokio::time::Instant::now());
     }
 }
 
