@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.request
 
 import pytest
@@ -216,6 +217,20 @@ def test_crawl_start_status_and_cancel(service, site):
     assert fc.get_crawl_status(started.id).status == "cancelled"
     active = fc.get_active_crawls()
     assert started.id not in [c.id for c in active.crawls]
+    # An id is an id: one that only begins with a real job's id (here with
+    # an encoded `?` after it) is a job that does not exist, on every
+    # route that takes one.
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    for method, path in [("GET", f"/v2/crawl/{started.id}%3Fx"), ("GET", f"/v1/crawl/{started.id}%3Fx"),
+                         ("GET", f"/v2/crawl/{started.id}%3Fx/errors"), ("DELETE", f"/v2/crawl/{started.id}%3Fx"),
+                         ("GET", f"/v2/batch/scrape/..%2Fcrawl%2F{started.id}")]:
+        req = urllib.request.Request(service.firecrawl + path, method=method,
+                                     headers={"Authorization": f"Bearer {service.key}"})
+        with pytest.raises(urllib.error.HTTPError) as e:
+            opener.open(req, timeout=10)
+        assert e.value.code == 404, (method, path, e.value.code)
+        body = json.load(e.value)
+        assert body["success"] is False and "does not exist" in body["error"], (path, body)
 
 
 def test_map_batch_and_credit_usage(service, site):

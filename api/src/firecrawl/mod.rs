@@ -207,12 +207,23 @@ async fn scrape(app: AppState, headers: HeaderMap, body: Body, version: Version)
 }
 
 /// Which of our job routes an id belongs to.
-fn job_path(id: &str) -> &'static str {
-    if id.starts_with("batch_") {
+/// Our path of a crawl or batch job, or the 404 Firecrawl clients expect
+/// when `id` cannot be one of ours (it goes into an internal path, so a
+/// `?`, `/` or `..` in it must never reach the router).
+fn job_path(id: &str) -> Result<String, Box<Response>> {
+    if !webdata_core::store::is_id_text(id) {
+        return Err(Box::new(fail(
+            StatusCode::NOT_FOUND,
+            &format!("job `{id}` does not exist"),
+            "not_found",
+        )));
+    }
+    let base = if id.starts_with("batch_") {
         "/v1/batch/scrape"
     } else {
         "/v1/crawl"
-    }
+    };
+    Ok(format!("{base}/{id}"))
 }
 
 async fn start_job(
@@ -276,7 +287,11 @@ async fn status(
     mount: &'static str,
 ) -> Response {
     let skip = q.skip.unwrap_or(0).max(0);
-    let mut path = format!("{}/{id}?limit={PAGE}", job_path(&id));
+    let job = match job_path(&id) {
+        Ok(p) => p,
+        Err(not_found) => return *not_found,
+    };
+    let mut path = format!("{job}?limit={PAGE}");
     if skip > 0 {
         path.push_str(&format!(
             "&cursor={}",
@@ -329,14 +344,11 @@ async fn status(
 }
 
 async fn cancel(app: AppState, headers: HeaderMap, id: String) -> Response {
-    let (st, before) = call(
-        &app,
-        &headers,
-        Method::GET,
-        &format!("{}/{id}?limit=1", job_path(&id)),
-        None,
-    )
-    .await;
+    let job = match job_path(&id) {
+        Ok(p) => p,
+        Err(not_found) => return *not_found,
+    };
+    let (st, before) = call(&app, &headers, Method::GET, &format!("{job}?limit=1"), None).await;
     if !st.is_success() {
         return from_ours(st, &before);
     }
@@ -350,14 +362,7 @@ async fn cancel(app: AppState, headers: HeaderMap, id: String) -> Response {
             "conflict",
         );
     }
-    let (st, out) = call(
-        &app,
-        &headers,
-        Method::DELETE,
-        &format!("{}/{id}", job_path(&id)),
-        None,
-    )
-    .await;
+    let (st, out) = call(&app, &headers, Method::DELETE, &job, None).await;
     if !st.is_success() {
         return from_ours(st, &out);
     }
@@ -365,14 +370,11 @@ async fn cancel(app: AppState, headers: HeaderMap, id: String) -> Response {
 }
 
 async fn errors(app: AppState, headers: HeaderMap, id: String) -> Response {
-    let (st, out) = call(
-        &app,
-        &headers,
-        Method::GET,
-        &format!("{}/{id}/errors", job_path(&id)),
-        None,
-    )
-    .await;
+    let job = match job_path(&id) {
+        Ok(p) => p,
+        Err(not_found) => return *not_found,
+    };
+    let (st, out) = call(&app, &headers, Method::GET, &format!("{job}/errors"), None).await;
     if !st.is_success() {
         return from_ours(st, &out);
     }
