@@ -7,7 +7,7 @@
 
 use webdata_core::store::{
     CrawlStatus, IdempotencyBegin, NewOrganization, NewUrl, OrgUpdate, PageCommit, PageWrite,
-    ReserveError, StoredResponse,
+    ReserveError, SnapshotWrite, StoredResponse,
 };
 use webdata_core::Store;
 
@@ -329,12 +329,25 @@ async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
     assert_eq!(leases.len(), 4);
     // The third page's lease was lost to another worker.
     leases[2].worker = "someone-else".into();
+    // Each page carries its change-tracking snapshot (a tracked crawl).
+    let snapshot = |l: &webdata_core::store::Lease| SnapshotWrite::Put {
+        org_id: org.clone(),
+        tag: "t".into(),
+        url_key: l.key.clone(),
+        url: l.url.clone(),
+        site: "example.com".into(),
+        markdown: format!("seen by {}", l.worker),
+        scraped_at: 1,
+        crawl_id: Some(id.clone()),
+        fields: None,
+    };
     let page = |i: usize, billable: bool, links: Vec<NewUrl>| PageWrite {
         lease: leases[i].clone(),
         document_json: format!("{{\"page\":{i}}}"),
         block_hashes: vec!["nav".into(), format!("own-{i}"), "nav".into()],
         billable,
         links,
+        snapshot: Some(snapshot(&leases[i])),
     };
     let mut more = urls(8, 1);
     for u in &mut more {
@@ -384,6 +397,15 @@ async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
         store.frequent_blocks(&id, 3).await.expect("blocks"),
         vec!["nav".to_string()]
     );
+    // The stored pages' snapshots are in; the dropped page's is not (its
+    // change is left for the page that will be stored).
+    for (i, l) in leases.iter().enumerate() {
+        let kept = store
+            .change_snapshot(&org, "t", &l.key)
+            .await
+            .expect("snapshot");
+        assert_eq!(kept.is_some(), i != 2, "page {i}: {kept:?}");
+    }
 
     // Out of credits now: a billable page is refused, a free one is stored.
     store.enqueue_urls(&id, &urls(0, 0)).await.expect("noop");
@@ -398,6 +420,7 @@ async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
             block_hashes: Vec::new(),
             billable: i == 0,
             links: Vec::new(),
+            snapshot: Some(snapshot(l)),
         })
         .collect();
     let results = store.commit_pages(&batch).await.expect("commit");
@@ -410,6 +433,14 @@ async fn a_group_commit_stores_in_order_and_charges_what_it_can(store: Store) {
             PageCommit::Stored { seq: 4, charged: 0 },
         ]
     );
+    // A page that could not be paid for keeps no snapshot either.
+    for (i, l) in next.iter().enumerate() {
+        let kept = store
+            .change_snapshot(&org, "t", &l.key)
+            .await
+            .expect("snapshot");
+        assert_eq!(kept.is_some(), i == 1, "unpaid page {i}: {kept:?}");
+    }
 }
 
 async fn org(store: &Store, credits: i64) -> String {
@@ -1119,6 +1150,7 @@ fn billable_page(lease: &webdata_core::store::Lease, links: Vec<NewUrl>) -> Page
         block_hashes: Vec::new(),
         billable: true,
         links,
+        snapshot: None,
     }
 }
 

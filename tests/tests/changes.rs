@@ -551,4 +551,87 @@ on_both!(
     tags_formats_and_refusals,
     crawls_and_batches_share_one_history,
     retention_forgets_old_snapshots,
+    a_page_dropped_by_a_cancel_leaves_the_baseline,
 );
+
+/// A crawl page's snapshot goes in with the page: a page fetched but not
+/// stored (its crawl was cancelled while it loaded) used to replace the
+/// baseline anyway, and the next crawl reported its change as `same`.
+async fn a_page_dropped_by_a_cancel_leaves_the_baseline(db: Db) {
+    #[derive(Clone, Default)]
+    struct Page {
+        html: Arc<Mutex<String>>,
+        slow: Arc<std::sync::atomic::AtomicBool>,
+        answered: Arc<std::sync::atomic::AtomicUsize>,
+        asked: Arc<std::sync::atomic::AtomicUsize>,
+    }
+    use std::sync::atomic::Ordering::SeqCst;
+    async fn serve(State(p): State<Page>) -> axum::response::Response {
+        p.asked.fetch_add(1, SeqCst);
+        if p.slow.load(SeqCst) {
+            tokio::time::sleep(Duration::from_millis(2000)).await;
+        }
+        let html = p.html.lock().unwrap_or_else(|e| e.into_inner()).clone();
+        p.answered.fetch_add(1, SeqCst);
+        Html(html).into_response()
+    }
+    let page = Page::default();
+    let article = |extra: &str| {
+        format!(
+            "<!doctype html><html><head><title>Notes</title></head><body><main><article><h1>Notes</h1>\
+             <p>These notes are a page of the watched site with enough words to count as a real page for the scraper.</p>\
+             {extra}</article></main></body></html>"
+        )
+    };
+    *page.html.lock().unwrap() = article("");
+    let site = Site::serve(axum::Router::new().fallback(serve).with_state(page.clone())).await;
+    let s = Server::start(db).await;
+    let crawl = json!({"url": site.url("/notes"), "limit": 1, "sitemap": "skip",
+        "scrapeOptions": {"formats": ["markdown", "changeTracking"], "ignoreRobots": true}});
+    let run = |body: serde_json::Value| {
+        let s = &s;
+        async move {
+            let r = s.post("/v1/crawl", body).await;
+            assert_eq!(r.status, 202, "{}", r.text);
+            r.json["id"].as_str().expect("id").to_string()
+        }
+    };
+    let first = run(crawl.clone()).await;
+    let done = wait_done(&s, &format!("/v1/crawl/{first}")).await;
+    assert_eq!(statuses(&done)["/notes"], "new", "{done}");
+
+    // The page changes; a crawl fetches it slowly and is cancelled meanwhile.
+    *page.html.lock().unwrap() = article("<p>A paragraph added after the first crawl.</p>");
+    page.slow.store(true, SeqCst);
+    let asked = page.asked.load(SeqCst);
+    let answered = page.answered.load(SeqCst);
+    let second = run(crawl.clone()).await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while page.asked.load(SeqCst) == asked {
+        assert!(Instant::now() < deadline, "the second crawl never fetched the page");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let c = s
+        .http
+        .delete(s.url(&format!("/v1/crawl/{second}")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("cancel");
+    assert_eq!(c.status(), 200);
+    // The slow answer arrives after the cancel; the page is then dropped.
+    while page.answered.load(SeqCst) == answered {
+        assert!(Instant::now() < deadline, "the slow page never answered");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(1000)).await;
+    let cancelled = s.get_as(&s.key, &format!("/v1/crawl/{second}")).await;
+    assert_eq!(cancelled.json["status"], "cancelled", "{}", cancelled.text);
+    assert_eq!(cancelled.json["completed"], 0, "{}", cancelled.text);
+
+    // The next crawl still sees the change the dropped page saw.
+    page.slow.store(false, SeqCst);
+    let third = run(crawl).await;
+    let done = wait_done(&s, &format!("/v1/crawl/{third}")).await;
+    assert_eq!(statuses(&done)["/notes"], "changed", "{done}");
+}

@@ -194,9 +194,9 @@ impl Tracking<'_> {
     /// error status, a bot wall) is compared but does not become the
     /// baseline. The `markdown` the comparison needed is removed again when
     /// it was not asked for.
-    pub async fn run_plain(&self, doc: &mut Document) -> Result<(), StoreError> {
+    pub async fn run_plain(&self, doc: &mut Document) -> Result<Tracked, StoreError> {
         match self.run(doc, None::<&NoFields>).await {
-            Ok(_) => Ok(()),
+            Ok(tracked) => Ok(tracked),
             Err(TrackError::Store(e)) => Err(e),
             // No reader, no reading.
             Err(TrackError::Fields(_, m)) => Err(StoreError::Invalid(m)),

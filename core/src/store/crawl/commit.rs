@@ -7,7 +7,9 @@ use super::lease::LeaseAsk;
 use super::row::{CrawlRow, Tx};
 use super::state::CrawlStatus;
 use super::wire::page_data;
+use crate::store::changes::write_snapshot_in;
 use crate::store::orgs::period_of;
+use crate::store::SnapshotWrite;
 use crate::store::{now_ms, Bind, Store, StoreResult};
 use sqlx::Row;
 
@@ -24,6 +26,11 @@ pub struct PageWrite {
     pub billable: bool,
     /// Links found on the page, enqueued in the same transaction.
     pub links: Vec<NewUrl>,
+    /// Its change-tracking snapshot, written in the same transaction and
+    /// only when the page is stored: a page dropped (its crawl cancelled,
+    /// its lease lost) or not paid for leaves the baseline as it was, so
+    /// the change it saw is reported by the page that is stored.
+    pub snapshot: Option<SnapshotWrite>,
 }
 
 /// What committing a page did.
@@ -55,6 +62,7 @@ impl Store {
             block_hashes: block_hashes.to_vec(),
             billable,
             links: Vec::new(),
+            snapshot: None,
         };
         let mut out = self.commit_pages(std::slice::from_ref(&page)).await?;
         Ok(out.pop().unwrap_or(PageCommit::Dropped))
@@ -273,6 +281,11 @@ impl Store {
                 ],
             );
             w.run(&mut tx).await?;
+            for (i, _, _, _) in &docs {
+                if let Some(snapshot) = &pages[*i].snapshot {
+                    write_snapshot_in(&mut tx, snapshot).await?;
+                }
+            }
             if !rows.is_empty()
                 && (crawl.doc_seq - rows.len() as i64) / FOLD_PAGES != crawl.doc_seq / FOLD_PAGES
             {

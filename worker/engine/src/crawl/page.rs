@@ -148,8 +148,11 @@ impl CrawlRunner {
                     }
                     new_links = found;
                 }
+                // The snapshot goes in with the page's commit (and only if
+                // the page is stored), never ahead of it.
+                let mut snapshot = None;
                 if req.options.tracks_changes() {
-                    crate::changes::Tracking {
+                    snapshot = crate::changes::Tracking {
                         store: &self.store,
                         org_id: &crawl.org_id,
                         options: &req.options,
@@ -161,10 +164,11 @@ impl CrawlRunner {
                         crawl_id: Some(&crawl.id),
                         markdown_asked,
                         billable: scraped.billable,
-                        defer_write: false,
+                        defer_write: true,
                     }
                     .run_plain(&mut doc)
-                    .await?;
+                    .await?
+                    .write;
                 }
                 let json = serde_json::to_string(&doc).unwrap_or_else(|_| "{}".into());
                 let blocks = webdata_content::boilerplate::page_hashes(
@@ -179,6 +183,7 @@ impl CrawlRunner {
                     block_hashes: blocks,
                     billable: scraped.billable,
                     links: new_links,
+                    snapshot,
                 };
                 // A database that restarts or drops its connections fails the
                 // commit for a second or two: retry it (after 0.5, 1, 2, 4
