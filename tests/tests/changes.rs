@@ -608,7 +608,10 @@ async fn a_page_dropped_by_a_cancel_leaves_the_baseline(db: Db) {
     let second = run(crawl.clone()).await;
     let deadline = Instant::now() + Duration::from_secs(30);
     while page.asked.load(SeqCst) == asked {
-        assert!(Instant::now() < deadline, "the second crawl never fetched the page");
+        assert!(
+            Instant::now() < deadline,
+            "the second crawl never fetched the page"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let c = s
