@@ -14,6 +14,12 @@ use tracing::Instrument;
 use webdata_core::store::{ConcurrencySlot, KeyKind, RateDecision};
 use webdata_core::{ErrorCode, Store};
 
+/// Marks a request that came in on the Firecrawl listener: the envelope
+/// layer then answers its errors (a 405, a body too large) in Firecrawl's
+/// shape, as it does under `/firecrawl` on the main listener.
+#[derive(Clone, Copy, Debug)]
+pub struct FirecrawlListener;
+
 /// Outermost layer: every response gets a request id, and every error
 /// response gets the Error envelope.
 pub async fn envelope_layer(State(app): State<AppState>, req: Request, next: Next) -> Response {
@@ -21,6 +27,10 @@ pub async fn envelope_layer(State(app): State<AppState>, req: Request, next: Nex
     let start = Instant::now();
     let method = req.method().to_string();
     let path = req.uri().path().to_string();
+    // Firecrawl's clients read Firecrawl's error body, on its listener and
+    // under `/firecrawl` on this one.
+    let firecrawl =
+        path.starts_with("/firecrawl/") || req.extensions().get::<FirecrawlListener>().is_some();
     let route = req
         .extensions()
         .get::<MatchedPath>()
@@ -63,7 +73,13 @@ pub async fn envelope_layer(State(app): State<AppState>, req: Request, next: Nex
             ),
         };
         let keep = resp.headers().clone();
-        resp = (status, axum::Json(envelope(code, &message, None, &id))).into_response();
+        resp = if firecrawl {
+            let body =
+                serde_json::json!({ "success": false, "error": message, "code": code.as_str() });
+            (status, axum::Json(body)).into_response()
+        } else {
+            (status, axum::Json(envelope(code, &message, None, &id))).into_response()
+        };
         for (k, v) in keep.iter() {
             if k != axum::http::header::CONTENT_TYPE && k != axum::http::header::CONTENT_LENGTH {
                 resp.headers_mut().insert(k.clone(), v.clone());

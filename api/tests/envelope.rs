@@ -85,3 +85,73 @@ async fn a_handler_past_the_timeout_answers_internal_in_the_envelope() {
     assert_eq!(body["error"]["code"], "internal");
     assert_eq!(body["request_id"], id);
 }
+
+async fn send(app: axum::Router, method: &str, path: &str) -> axum::response::Response {
+    app.oneshot(
+        Request::builder()
+            .method(method)
+            .uri(path)
+            .body(Body::empty())
+            .expect("request"),
+    )
+    .await
+    .expect("response")
+}
+
+async fn json_of(resp: axum::response::Response) -> serde_json::Value {
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .expect("body");
+    serde_json::from_slice(&bytes).expect("json body")
+}
+
+/// Errors the router makes itself (a wrong method, an unknown path) come in
+/// the shape the caller reads: Firecrawl's body under `/firecrawl` and on
+/// its listener, our envelope elsewhere; `/dashboard/…/` is the page
+/// without the slash.
+#[tokio::test]
+async fn router_errors_come_in_the_callers_shape() {
+    let st = state(Duration::from_secs(5)).await;
+    let app = router_with(st.clone(), axum::Router::new());
+    let listener = webdata_api::firecrawl::root_router(st);
+
+    for (app, base) in [(app.clone(), "/firecrawl"), (listener.clone(), "")] {
+        let resp = send(app.clone(), "PUT", &format!("{base}/v1/scrape")).await;
+        assert_eq!(resp.status(), 405, "{base}");
+        assert_eq!(
+            resp.headers().get("allow").and_then(|v| v.to_str().ok()),
+            Some("POST")
+        );
+        let body = json_of(resp).await;
+        assert_eq!(body["success"], false, "{body}");
+        assert_eq!(body["code"], "invalid_request", "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|m| m.contains("method PUT is not allowed")),
+            "{base}: {body}"
+        );
+        let body = json_of(send(app, "GET", &format!("{base}/v1/nothing")).await).await;
+        assert_eq!(body["code"], "not_found", "{base}: {body}");
+        assert!(body["error"].is_string(), "{base}: {body}");
+    }
+
+    let resp = send(app.clone(), "GET", "/v1/nothing").await;
+    assert_eq!(resp.status(), 404);
+    let body = json_of(resp).await;
+    assert_eq!(body["error"]["code"], "not_found", "{body}");
+    assert_eq!(body["credits_used"], 0, "{body}");
+
+    for (from, to) in [
+        ("/dashboard/", "/dashboard"),
+        ("/dashboard/keys/?page=2", "/dashboard/keys?page=2"),
+    ] {
+        let resp = send(app.clone(), "GET", from).await;
+        assert_eq!(resp.status(), 308, "{from}");
+        assert_eq!(
+            resp.headers().get("location").and_then(|v| v.to_str().ok()),
+            Some(to)
+        );
+    }
+    assert_eq!(send(app, "GET", "/dashboard//x/").await.status(), 404);
+}

@@ -259,6 +259,22 @@ def test_errors_surface_as_the_sdks_exceptions_with_our_message(service, site):
     assert "loopback" in str(e.value)
     with pytest.raises(UnauthorizedError):
         Firecrawl(api_key="wd_" + "x" * 43, api_url=service.firecrawl).scrape(site.url + "/a")
+    # A url of the wrong type is named as such (not as a missing one), and
+    # costs nothing.
+    before = service.credits()
+    opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+    for path in ("/v2/scrape", "/v1/scrape", "/v2/crawl", "/v1/crawl"):
+        for body, reason in (({"url": 5}, "must be a string"), ({}, "is required")):
+            req = urllib.request.Request(service.firecrawl + path, data=json.dumps(body).encode(), method="POST",
+                                         headers={"Authorization": f"Bearer {service.key}",
+                                                  "Content-Type": "application/json"})
+            with pytest.raises(urllib.error.HTTPError) as e:
+                opener.open(req, timeout=10)
+            assert e.value.code == 400, (path, body)
+            answer = json.load(e.value)
+            assert answer["success"] is False and "url" in answer["error"] and reason in answer["error"], \
+                (path, body, answer)
+    assert service.credits() == before
 
 
 def test_search_and_extract(service, site, providers):

@@ -523,8 +523,21 @@ pub fn mail_base_url(app: &AppState) -> String {
 /// Unknown paths under `/dashboard`: the dashboard's 404 page with its
 /// security headers (the API's JSON 404 is for everything else).
 pub async fn fallback(State(app): State<AppState>, req: Request) -> Response {
-    if !req.uri().path().starts_with("/dashboard") {
+    let path = req.uri().path();
+    if path.starts_with("/firecrawl/") {
+        return crate::firecrawl::not_found(req).await;
+    }
+    if !path.starts_with("/dashboard") {
         return StatusCode::NOT_FOUND.into_response();
+    }
+    // `/dashboard/` and `/dashboard/keys/` are the pages without the slash.
+    if path.ends_with('/') && !path.contains("//") && !path.contains("..") {
+        let mut to = path.trim_end_matches('/').to_string();
+        if let Some(q) = req.uri().query() {
+            to.push('?');
+            to.push_str(q);
+        }
+        return axum::response::Redirect::permanent(&to).into_response();
     }
     finish(
         Page::error(

@@ -159,11 +159,9 @@ async fn scrape(app: AppState, headers: HeaderMap, body: Body, version: Version)
             json_format = Some(list.remove(i));
         }
     }
-    let Some(url) = b.get("url").and_then(Value::as_str).map(str::to_string) else {
-        return refused(Refused {
-            field: "url".into(),
-            reason: "is required".into(),
-        });
+    let url = match translate::required_str(&b, "url") {
+        Ok(u) => u.to_string(),
+        Err(r) => return refused(r),
     };
     let mut ours = match translate::scrape_options(version, &b, "", &["url"]) {
         Ok(o) => o,
@@ -1024,5 +1022,6 @@ pub fn root_router(state: AppState) -> axum::Router {
             state.clone(),
             crate::layers::envelope_layer,
         ))
+        .layer(axum::Extension(crate::layers::FirecrawlListener))
         .with_state(state)
 }

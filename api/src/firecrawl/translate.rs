@@ -12,6 +12,16 @@ pub struct Refused {
     pub reason: String,
 }
 
+/// The string field `name` of a request body: refused as missing when it is
+/// absent or null, and as the wrong type when it is anything but a string.
+pub fn required_str<'a>(body: &'a Map<String, Value>, name: &str) -> Out<&'a str> {
+    match body.get(name) {
+        None | Some(Value::Null) => Err(Refused::new(name, "is required")),
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(Refused::new(name, "must be a string")),
+    }
+}
+
 impl Refused {
     fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
         Refused {
@@ -473,10 +483,7 @@ pub fn regex_to_glob(re: &str) -> Option<String> {
 /// A Firecrawl crawl body to our CrawlRequest JSON.
 pub fn crawl_request(v: Version, body: &Map<String, Value>) -> Out<Map<String, Value>> {
     let mut out = Map::new();
-    let url = body
-        .get("url")
-        .and_then(Value::as_str)
-        .ok_or_else(|| Refused::new("url", "is required"))?;
+    let url = required_str(body, "url")?;
     out.insert("url".into(), json!(url));
     let mut entire_domain = false;
     for (k, val) in body {
