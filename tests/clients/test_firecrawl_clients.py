@@ -297,6 +297,15 @@ def test_search_and_extract(service, site, providers):
     assert result.data == {"title": "Article A"}
     assert providers.chats, "the model was asked"
     assert service.credits() == before - 4 - 6  # 5 + 1 page read
+    # A request extract cannot take is refused at once, through the SDK's
+    # own exception, not started as a job that fails later.
+    with pytest.raises(BadRequestError) as e:
+        fc.start_extract(urls=[site.url + "/a"], prompt="title", schema={"type": 5})
+    assert "schema" in str(e.value)
+    with pytest.raises(BadRequestError) as e:
+        fc.start_extract(urls=[], prompt="title")
+    assert "urls" in str(e.value)
+    assert service.credits() == before - 4 - 6
     # The json format of a scrape is answered by the model too.
     before = service.credits()
     doc = fc.scrape(site.url + "/a", formats=["markdown", {"type": "json", "prompt": "The title",

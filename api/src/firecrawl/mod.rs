@@ -564,6 +564,11 @@ async fn extract_start(
         Ok(o) => o,
         Err(r) => return r,
     };
+    // Refused at once, as Firecrawl does, not as a job that then fails.
+    if let Err(e) = crate::routes::extract::precheck(&app, Value::Object(ours.clone())) {
+        let status = e.status();
+        return fail(status, &e.message, e.code.as_str());
+    }
     let id = webdata_core::store::new_id("extract");
     extract_jobs().insert(
         id.clone(),

@@ -29,16 +29,14 @@ pub const EXTRACT_CREDITS: i64 = 5;
 /// Pages scraped at once.
 pub const SCRAPE_CONCURRENCY: usize = 5;
 
-/// The handler.
-pub async fn extract(
-    State(app): State<AppState>,
-    Extension(caller): Extension<Caller>,
-    headers: HeaderMap,
-    b: Body,
-) -> ApiResult<Json<ExtractResponse>> {
-    let started = Instant::now();
-    let (req, _): (ExtractRequest, _) = body::json(&headers, b).await?;
-    validate::check_extract_request(&req)?;
+/// What an extract request must pass before anything is held: its fields,
+/// its schema, and a configured model. Returns the compiled schema and the
+/// model.
+fn accepted(
+    app: &AppState,
+    req: &ExtractRequest,
+) -> ApiResult<(Option<jsonschema::Validator>, std::sync::Arc<ChatModel>)> {
+    validate::check_extract_request(req)?;
     let validator =
         match &req.schema {
             Some(s) => Some(ex::compile_schema(s).map_err(|m| {
@@ -52,6 +50,26 @@ pub async fn extract(
             "extract is not configured on this deployment (set WEBDATA_LLM_BASE_URL and WEBDATA_LLM_MODEL)",
         ));
     };
+    Ok((validator, model))
+}
+
+/// [`accepted`] for a request body given as JSON (the Firecrawl extract
+/// job checks it before it answers with a job id).
+pub(crate) fn precheck(app: &AppState, body: serde_json::Value) -> ApiResult<()> {
+    let req: ExtractRequest = body::from_value(body)?;
+    accepted(app, &req).map(|_| ())
+}
+
+/// The handler.
+pub async fn extract(
+    State(app): State<AppState>,
+    Extension(caller): Extension<Caller>,
+    headers: HeaderMap,
+    b: Body,
+) -> ApiResult<Json<ExtractResponse>> {
+    let started = Instant::now();
+    let (req, _): (ExtractRequest, _) = body::json(&headers, b).await?;
+    let (validator, model) = accepted(&app, &req)?;
     let worst = EXTRACT_CREDITS + req.urls.len() as i64;
     let hold = CreditHold::reserve(&app, &caller, "extract", worst).await?;
 
