@@ -723,3 +723,29 @@ async fn watch_with_a_prompt_prints_the_fields_that_changed() {
     assert!(err.contains("--schema"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An address typed without a scheme is read as `https://` by every command
+/// that takes a page (no request leaves: 127.0.0.9 is refused by the
+/// network guard, whose message shows the URL the command built).
+#[test]
+fn a_url_without_a_scheme_is_read_as_https() {
+    for cmd in ["scrape", "map", "llmstxt", "crawl"] {
+        let dir =
+            std::env::temp_dir().join(format!("webdata-cli-scheme-{cmd}-{}", std::process::id()));
+        let out = dir.to_string_lossy().to_string();
+        let mut args = vec![cmd, "127.0.0.9/docs/intro"];
+        if cmd == "crawl" {
+            args.extend(["--out", out.as_str()]);
+        }
+        let (stdout, stderr, code) = webdata(&args, &[]);
+        assert_ne!(code, 0, "{cmd}: {stdout}");
+        assert!(
+            stderr.contains("https://127.0.0.9/docs/intro") && stderr.contains("blocked_url"),
+            "{cmd}: {stderr}"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    let (_, stderr, code) = webdata(&["scrape", " "], &[]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("is empty"), "{stderr}");
+}

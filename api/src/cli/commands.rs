@@ -13,7 +13,8 @@ use std::time::Duration;
 /// `webdata map URL`.
 #[derive(Debug, clap::Args)]
 pub struct MapArgs {
-    /// The site to map.
+    /// The site to map (`example.com` means https://example.com).
+    #[arg(value_parser = super::page_url)]
     pub url: String,
     /// Order the URLs by relevance to these words.
     #[arg(long)]

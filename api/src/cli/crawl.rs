@@ -20,7 +20,8 @@ use std::time::{Duration, Instant};
 /// `webdata crawl`.
 #[derive(Debug, clap::Args)]
 pub struct CrawlArgs {
-    /// The start URL.
+    /// The start URL (`example.com/docs` means https://example.com/docs).
+    #[arg(value_parser = super::page_url)]
     pub url: Option<String>,
     /// The folder the pages are written to (default: the site's host name).
     #[arg(long, short = 'o')]

@@ -13,7 +13,8 @@ use std::time::Duration;
 /// `webdata llmstxt URL`.
 #[derive(Debug, clap::Args)]
 pub struct LlmsTxtArgs {
-    /// The site's start page.
+    /// The site's start page (`example.com` means https://example.com).
+    #[arg(value_parser = super::page_url)]
     pub url: String,
     /// Most pages to crawl (1 to 5000; 1 credit each).
     #[arg(long, default_value_t = 100)]

@@ -165,10 +165,25 @@ pub enum WebhooksCmd {
     },
 }
 
+/// A page address as typed in a terminal: one without a scheme
+/// (`example.com/docs`) is read as `https://`, as browsers and other
+/// scraping tools do; anything with a scheme is left for the API to judge.
+pub(crate) fn page_url(s: &str) -> Result<String, String> {
+    let s = s.trim();
+    if s.is_empty() {
+        return Err("is empty".into());
+    }
+    if s.contains("://") || s.chars().any(char::is_whitespace) {
+        return Ok(s.to_string());
+    }
+    Ok(format!("https://{}", s.trim_start_matches('/')))
+}
+
 /// `webdata scrape URL`.
 #[derive(Debug, clap::Args)]
 pub struct ScrapeArgs {
-    /// The page to scrape.
+    /// The page to scrape (`example.com/page` means https://example.com/page).
+    #[arg(value_parser = page_url)]
     pub url: String,
     /// Formats to return (repeat or comma-separate): markdown, html, rawHtml, text, links, chunks, metadata.
     #[arg(long = "format", short = 'f', value_delimiter = ',')]

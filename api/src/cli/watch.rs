@@ -17,7 +17,8 @@ const WATCH_MIN_MS: i64 = 1_000;
 /// `webdata watch URL`.
 #[derive(Debug, clap::Args)]
 pub struct WatchArgs {
-    /// The page to watch.
+    /// The page to watch (`example.com/pricing` means https://example.com/pricing).
+    #[arg(value_parser = super::page_url)]
     pub url: String,
     /// How often: `30s`, `15m`, `1h`, `1d` (at least 1 second).
     #[arg(long, default_value = "1h")]
