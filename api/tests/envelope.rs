@@ -148,6 +148,12 @@ async fn router_errors_come_in_the_callers_shape() {
     ] {
         let resp = send(app.clone(), "GET", from).await;
         assert_eq!(resp.status(), 308, "{from}");
+        assert!(
+            resp.headers()
+                .get("content-security-policy")
+                .is_some_and(|v| v.to_str().unwrap_or("").contains("default-src 'none'")),
+            "{from}: the dashboard's headers"
+        );
         assert_eq!(
             resp.headers().get("location").and_then(|v| v.to_str().ok()),
             Some(to)

@@ -537,7 +537,11 @@ pub async fn fallback(State(app): State<AppState>, req: Request) -> Response {
             to.push('?');
             to.push_str(q);
         }
-        return axum::response::Redirect::permanent(&to).into_response();
+        return finish(
+            axum::response::Redirect::permanent(&to).into_response(),
+            &app,
+            None,
+        );
     }
     finish(
         Page::error(
