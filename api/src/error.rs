@@ -125,6 +125,12 @@ impl From<StoreError> for ApiError {
     }
 }
 
+/// Firecrawl's error body, `{success: false, error, code}`: what its
+/// clients read on the Firecrawl listener and under `/firecrawl`.
+pub fn firecrawl_body(message: &str, code: &str) -> serde_json::Value {
+    serde_json::json!({ "success": false, "error": message, "code": code })
+}
+
 /// Builds the envelope body for a code and message.
 pub fn envelope(
     code: ErrorCode,

@@ -3,7 +3,7 @@
 //! and concurrency limits, and the admin token check.
 
 use crate::context::{new_request_id, with_request_id, Caller};
-use crate::error::{envelope, ApiError, Enveloped, ErrorDetail};
+use crate::error::{envelope, firecrawl_body, ApiError, Enveloped, ErrorDetail};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::{HeaderValue, StatusCode};
@@ -53,6 +53,10 @@ pub async fn envelope_layer(State(app): State<AppState>, req: Request, next: Nex
     let status = resp.status();
     if status.as_u16() >= 400 && resp.extensions().get::<Enveloped>().is_none() {
         let (code, message) = match status {
+            StatusCode::NOT_FOUND if firecrawl => (
+                ErrorCode::NotFound,
+                format!("{method} {path} is not part of webdata's Firecrawl-compatible API"),
+            ),
             StatusCode::NOT_FOUND => (ErrorCode::NotFound, format!("no route for {method} {path}")),
             StatusCode::METHOD_NOT_ALLOWED => (
                 ErrorCode::InvalidRequest,
@@ -74,9 +78,7 @@ pub async fn envelope_layer(State(app): State<AppState>, req: Request, next: Nex
         };
         let keep = resp.headers().clone();
         resp = if firecrawl {
-            let body =
-                serde_json::json!({ "success": false, "error": message, "code": code.as_str() });
-            (status, axum::Json(body)).into_response()
+            (status, axum::Json(firecrawl_body(&message, code.as_str()))).into_response()
         } else {
             (status, axum::Json(envelope(code, &message, None, &id))).into_response()
         };

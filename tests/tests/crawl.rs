@@ -153,10 +153,13 @@ on_both!(
     a_cancelled_crawl_does_not_hold_up_its_host,
 );
 
-/// Issue 27: `Crawl-delay: 1` sometimes left 4–5 s between two fetches of a
-/// five-page site. Fetches are spaced by the delay, not more.
-async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
-    let starts: std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>> = Default::default();
+/// Requests in the order they started (robots.txt and sitemaps left out).
+type Starts = std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>>;
+
+/// A site whose robots.txt says `Crawl-delay: 1` and whose every page links
+/// to `/page1` … `/page{links}`; it logs when each page request started.
+async fn crawl_delay_site(links: usize) -> (Site, Starts) {
+    let starts: Starts = Default::default();
     let log = starts.clone();
     let app = axum::Router::new().route(
         "/{*path}",
@@ -170,7 +173,7 @@ async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
                     return axum::http::StatusCode::NOT_FOUND.into_response();
                 }
                 log.lock().unwrap().push((path.clone(), Instant::now()));
-                let links: String = (1..=4)
+                let links: String = (1..=links)
                     .map(|k| format!("<a href=\"/page{k}\">page {k}</a> "))
                     .collect();
                 Html(format!(
@@ -180,7 +183,13 @@ async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
             }
         }),
     );
-    let site = Site::serve(app).await;
+    (Site::serve(app).await, starts)
+}
+
+/// Issue 27: `Crawl-delay: 1` sometimes left 4–5 s between two fetches of a
+/// five-page site. Fetches are spaced by the delay, not more.
+async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
+    let (site, starts) = crawl_delay_site(4).await;
     let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_BROWSER", "off")).await;
     for round in 0..2 {
         starts.lock().unwrap().clear();
@@ -224,31 +233,7 @@ async fn crawl_delay_spaces_fetches_by_the_delay_without_stalling(db: Db) {
 /// next crawl of the host waited 17 s for its first fetch. The delay
 /// counts from the last fetch that really started.
 async fn a_cancelled_crawl_does_not_hold_up_its_host(db: Db) {
-    let starts: std::sync::Arc<std::sync::Mutex<Vec<(String, Instant)>>> = Default::default();
-    let log = starts.clone();
-    let app = axum::Router::new().route(
-        "/{*path}",
-        get(move |Path(path): Path<String>| {
-            let log = log.clone();
-            async move {
-                if path == "robots.txt" {
-                    return "User-agent: *\nCrawl-delay: 1\n".into_response();
-                }
-                if path.ends_with(".xml") {
-                    return axum::http::StatusCode::NOT_FOUND.into_response();
-                }
-                log.lock().unwrap().push((path.clone(), Instant::now()));
-                let links: String = (1..=30)
-                    .map(|k| format!("<a href=\"/page{k}\">page {k}</a> "))
-                    .collect();
-                Html(format!(
-                    "<html><head><title>{path}</title></head><body><main><p>The page {path}, with enough words for a reader.</p>{links}</main></body></html>"
-                ))
-                .into_response()
-            }
-        }),
-    );
-    let site = Site::serve(app).await;
+    let (site, starts) = crawl_delay_site(30).await;
     let s = Server::start_with(ServerOptions::new(db).env("WEBDATA_BROWSER", "off")).await;
     // A crawl of 31 pages, cancelled after its third fetch: its other pages
     // are leased and waiting for their turn at the host.

@@ -524,9 +524,6 @@ pub fn mail_base_url(app: &AppState) -> String {
 /// security headers (the API's JSON 404 is for everything else).
 pub async fn fallback(State(app): State<AppState>, req: Request) -> Response {
     let path = req.uri().path();
-    if path.starts_with("/firecrawl/") {
-        return crate::firecrawl::not_found(req).await;
-    }
     if !path.starts_with("/dashboard") {
         return StatusCode::NOT_FOUND.into_response();
     }

@@ -37,10 +37,7 @@ fn ok(body: Value) -> Response {
 
 /// Firecrawl's error body: `{success:false, error, code}`.
 fn fail(status: StatusCode, message: &str, code: &str) -> Response {
-    answer(
-        status,
-        json!({ "success": false, "error": message, "code": code }),
-    )
+    answer(status, crate::error::firecrawl_body(message, code))
 }
 
 fn refused(r: Refused) -> Response {
@@ -204,7 +201,6 @@ async fn scrape(app: AppState, headers: HeaderMap, body: Body, version: Version)
     ok(json!({ "success": true, "data": doc }))
 }
 
-/// Which of our job routes an id belongs to.
 /// Our path of a crawl or batch job, or the 404 Firecrawl clients expect
 /// when `id` cannot be one of ours (it goes into an internal path, so a
 /// `?`, `/` or `..` in it must never reach the router).
@@ -1005,28 +1001,16 @@ pub fn rooted() -> ApiRouter<AppState> {
     firecrawl_routes!("")
 }
 
-/// Unknown paths on the Firecrawl listener.
-pub async fn not_found(req: axum::extract::Request) -> Response {
-    fail(
-        StatusCode::NOT_FOUND,
-        &format!(
-            "{} {} is not part of webdata's Firecrawl-compatible API",
-            req.method(),
-            req.uri().path()
-        ),
-        "not_found",
-    )
-}
-
 /// The application for `WEBDATA_FIRECRAWL_LISTEN`: Firecrawl's paths at the
 /// root; its requests go through `state`'s main router.
 pub fn root_router(state: AppState) -> axum::Router {
     let (r, _) = rooted().into_parts();
-    r.fallback(not_found)
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            crate::layers::envelope_layer,
-        ))
-        .layer(axum::Extension(crate::layers::FirecrawlListener))
-        .with_state(state)
+    // Unknown paths and wrong methods are answered by the envelope layer,
+    // in Firecrawl's shape (see `FirecrawlListener`).
+    r.layer(axum::middleware::from_fn_with_state(
+        state.clone(),
+        crate::layers::envelope_layer,
+    ))
+    .layer(axum::Extension(crate::layers::FirecrawlListener))
+    .with_state(state)
 }
