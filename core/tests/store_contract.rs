@@ -288,6 +288,15 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
             vec!["nav".to_string()]
         );
         assert!(at(committed + 1).await.expect("blocks").is_empty());
+        // Asked about a few blocks only (what a reader of some documents
+        // does), the answer is the full answer restricted to them.
+        for n in [1, 2, span.max(1), span + 1, odd, committed, committed + 1] {
+            assert_eq!(
+                among_answer(&store, &id, n).await,
+                restricted(at(n).await.expect("blocks")),
+                "at {n} after {committed} pages"
+            );
+        }
     }
     assert_eq!(committed, 1_200);
     // The crawl ends: everything is folded, the answers do not change.
@@ -316,6 +325,34 @@ async fn block_counts_stay_exact_across_folds(store: Store) {
         store.frequent_blocks(&id, 32).await.expect("blocks"),
         vec!["nav".to_string(), "odd".to_string()]
     );
+    for n in [1, 2, 31, 32, 600, 601] {
+        assert_eq!(
+            among_answer(&store, &id, n).await,
+            restricted(store.frequent_blocks(&id, n).await.expect("blocks")),
+            "at {n} once folded"
+        );
+    }
+    assert_eq!(
+        among_answer(&store, &id, 31).await,
+        vec!["nav".to_string(), "odd".to_string(), "span".to_string()]
+    );
+}
+
+/// The blocks `block_counts_stay_exact_across_folds` asks about by name.
+const AMONG: [&str; 7] = ["span", "odd", "nav", "own-5", "own-700", "own-5", "missing"];
+
+async fn among_answer(store: &Store, id: &str, n: i64) -> Vec<String> {
+    let among: Vec<String> = AMONG.iter().map(|s| s.to_string()).collect();
+    store
+        .frequent_blocks_among(id, n, &among)
+        .await
+        .expect("blocks among")
+}
+
+fn restricted(all: Vec<String>) -> Vec<String> {
+    all.into_iter()
+        .filter(|h| AMONG.contains(&h.as_str()))
+        .collect()
 }
 
 /// Several pages in one transaction (the crawl runner's group commit): seqs

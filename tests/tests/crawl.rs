@@ -823,6 +823,25 @@ async fn repeated_blocks_are_removed_unless_asked_to_keep_them(db: Db) {
         assert!(!md.contains("Subscribe to our newsletter"), "{md}");
         assert!(md.contains("reports something that happened"), "{md}");
     }
+    // The event stream strips the same blocks from the pages it sends.
+    let stream = s
+        .http
+        .get(s.url(&format!("/v1/crawl/{id}/events")))
+        .bearer_auth(&s.key)
+        .send()
+        .await
+        .expect("sse");
+    let pages: Vec<serde_json::Value> = parse_sse(&stream.text().await.expect("body"))
+        .into_iter()
+        .filter(|e| e.1 == "page")
+        .map(|e| serde_json::from_str(&e.2).expect("page json"))
+        .collect();
+    assert_eq!(pages.len(), 5);
+    for d in &pages {
+        let md = d["markdown"].as_str().expect("md");
+        assert!(!md.contains("Subscribe to our newsletter"), "{md}");
+        assert!(md.contains("reports something that happened"), "{md}");
+    }
     let id = start(
         &s,
         json!({"url": site.url("/news/1"), "sitemap": "skip", "removeBoilerplate": false}),

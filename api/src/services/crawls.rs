@@ -61,15 +61,14 @@ pub async fn documents_after(
 ) -> ApiResult<(Vec<serde_json::Value>, i64)> {
     let docs = app.store.crawl_documents(&crawl.id, after, limit).await?;
     let last = docs.last().map(|d| d.0).unwrap_or(after);
-    let boilerplate = webdata_engine::crawl::boilerplate_for(&app.store, crawl).await;
-    let data = docs
+    let mut data: Vec<serde_json::Value> = docs
         .iter()
-        .map(|(_, _, json)| {
-            let mut d = serde_json::from_str(json).unwrap_or(serde_json::Value::Null);
-            webdata_content::boilerplate::strip_document(&mut d, &boilerplate);
-            d
-        })
+        .map(|(_, _, json)| serde_json::from_str(json).unwrap_or(serde_json::Value::Null))
         .collect();
+    let boilerplate = webdata_engine::crawl::boilerplate_among(&app.store, crawl, &data).await;
+    for d in &mut data {
+        webdata_content::boilerplate::strip_document(d, &boilerplate);
+    }
     Ok((data, last))
 }
 
@@ -94,12 +93,12 @@ pub async fn cancel(app: &AppState, crawl: &CrawlRow) -> ApiResult<()> {
 }
 
 /// The documents with sequence numbers `seqs` as JSON text, boilerplate
-/// stripped, read in one query over their range.
+/// stripped (as of `crawl`, when given), read in one query over their range.
 async fn page_documents(
     store: &webdata_core::Store,
     id: &str,
     seqs: &[i64],
-    boilerplate: &std::collections::HashSet<String>,
+    crawl: Option<&webdata_core::store::CrawlRow>,
 ) -> std::collections::HashMap<i64, String> {
     let (Some(lo), Some(hi)) = (seqs.iter().min(), seqs.iter().max()) else {
         return Default::default();
@@ -111,13 +110,21 @@ async fn page_documents(
             return Default::default();
         }
     };
+    let Some(crawl) = crawl else {
+        return rows.into_iter().map(|(seq, _, json)| (seq, json)).collect();
+    };
+    let mut values: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|(_, _, json)| serde_json::from_str(json).unwrap_or_default())
+        .collect();
+    let boilerplate = webdata_engine::crawl::boilerplate_among(store, crawl, &values).await;
     rows.into_iter()
-        .map(|(seq, _, json)| {
+        .zip(values.iter_mut())
+        .map(|((seq, _, json), d)| {
             if boilerplate.is_empty() {
                 return (seq, json);
             }
-            let mut d: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-            webdata_content::boilerplate::strip_document(&mut d, boilerplate);
+            webdata_content::boilerplate::strip_document(d, &boilerplate);
             (seq, d.to_string())
         })
         .collect()
@@ -143,13 +150,10 @@ pub fn event_stream(app: &AppState, id: String, mut after: i64) -> Response {
                 continue;
             }
             // The boilerplate verdict is read once per batch, not per page.
-            let boilerplate = if batch.iter().any(|e| e.kind == "page") {
-                match store.get_crawl(&id).await {
-                    Ok(Some(c)) => webdata_engine::crawl::boilerplate_for(&store, &c).await,
-                    _ => Default::default(),
-                }
+            let crawl = if batch.iter().any(|e| e.kind == "page") {
+                store.get_crawl(&id).await.ok().flatten()
             } else {
-                Default::default()
+                None
             };
             // The batch's documents are read with one query, not one per page.
             let page_seq = |data: &str| {
@@ -163,7 +167,7 @@ pub fn event_stream(app: &AppState, id: String, mut after: i64) -> Response {
                 .filter(|e| e.kind == "page")
                 .map(|e| page_seq(&e.data))
                 .collect();
-            let docs = page_documents(&store, &id, &seqs, &boilerplate).await;
+            let docs = page_documents(&store, &id, &seqs, crawl.as_ref()).await;
             for ev in batch {
                 after = ev.seq;
                 let (name, data) = match ev.kind.as_str() {

@@ -94,6 +94,16 @@ pub fn strip(markdown: &str, boilerplate: &HashSet<String>) -> String {
         .join("\n\n")
 }
 
+/// The hashes of the blocks of a Document's `markdown` and `text`: the only
+/// ones [`strip_document`] can remove from it.
+pub fn document_hashes(doc: &serde_json::Value, out: &mut HashSet<String>) {
+    for field in ["markdown", "text"] {
+        if let Some(s) = doc.get(field).and_then(|v| v.as_str()) {
+            out.extend(blocks(s).map(block_hash));
+        }
+    }
+}
+
 /// Strips boilerplate from a Document's `markdown` (and `text`, whose
 /// paragraphs are blocks too).
 pub fn strip_document(doc: &mut serde_json::Value, boilerplate: &HashSet<String>) {

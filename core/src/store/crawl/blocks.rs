@@ -90,6 +90,65 @@ impl Store {
         Ok(())
     }
 
+    /// [`Store::frequent_blocks`] restricted to the hashes `among`: which of
+    /// them are on at least `min_pages` pages, sorted. A reader stripping a
+    /// few documents asks only about their own blocks, so it looks up those
+    /// counts (by key) instead of reading every block of the crawl that
+    /// might be frequent; a live crawl's status call, polled several times a
+    /// second, read tens of thousands of rows each time. Same snapshot rule
+    /// as `frequent_blocks`: one statement.
+    pub async fn frequent_blocks_among(
+        &self,
+        crawl_id: &str,
+        min_pages: i64,
+        among: &[String],
+    ) -> StoreResult<Vec<String>> {
+        if among.is_empty() {
+            return Ok(Vec::new());
+        }
+        let listed = match self.backend() {
+            crate::store::Backend::Sqlite => "SELECT value FROM json_each($2)",
+            crate::store::Backend::Postgres => {
+                "SELECT jsonb_array_elements_text(CAST($2 AS jsonb))"
+            }
+        };
+        let sql = format!(
+            "SELECT CAST(0 AS BIGINT) AS tail, hash AS v, pages FROM crawl_blocks \
+             WHERE crawl_id = $1 AND hash IN ({listed}) \
+             UNION ALL \
+             SELECT CAST(1 AS BIGINT), hashes, CAST(0 AS BIGINT) FROM crawl_page_blocks WHERE crawl_id = $1"
+        );
+        let rows = sqlx::query(&sql)
+            .bind(crawl_id)
+            .bind(serde_json::to_string(among).unwrap_or_else(|_| "[]".into()))
+            .fetch_all(self.pool())
+            .await?;
+        let mut counts: HashMap<&str, i64> = among.iter().map(|h| (h.as_str(), 0)).collect();
+        for r in &rows {
+            let tail: i64 = r.try_get("tail")?;
+            let v: String = r.try_get("v")?;
+            if tail == 0 {
+                let pages: i64 = r.try_get("pages")?;
+                if let Some(c) = counts.get_mut(v.as_str()) {
+                    *c += pages;
+                }
+            } else {
+                for h in v.split_ascii_whitespace() {
+                    if let Some(c) = counts.get_mut(h) {
+                        *c += 1;
+                    }
+                }
+            }
+        }
+        let mut out: Vec<String> = counts
+            .into_iter()
+            .filter(|(_, n)| *n >= min_pages)
+            .map(|(h, _)| h.to_string())
+            .collect();
+        out.sort_unstable();
+        Ok(out)
+    }
+
     /// Hashes of blocks seen on at least `min_pages` pages of a crawl: the
     /// counts in `crawl_blocks` plus the pages not yet folded into them, read
     /// in one statement (one snapshot, so a fold in between is not seen

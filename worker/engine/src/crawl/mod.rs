@@ -28,7 +28,7 @@ use crate::Engine;
 use commit::CommitQueue;
 use state::RunnerState;
 
-pub use read::{boilerplate_for, page_document, status_json};
+pub use read::{boilerplate_among, boilerplate_for, page_document, status_json};
 
 /// Tuning of a runner.
 #[derive(Debug, Clone)]
