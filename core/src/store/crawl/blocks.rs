@@ -124,29 +124,12 @@ impl Store {
             .fetch_all(self.pool())
             .await?;
         let mut counts: HashMap<&str, i64> = among.iter().map(|h| (h.as_str(), 0)).collect();
-        for r in &rows {
-            let tail: i64 = r.try_get("tail")?;
-            let v: String = r.try_get("v")?;
-            if tail == 0 {
-                let pages: i64 = r.try_get("pages")?;
-                if let Some(c) = counts.get_mut(v.as_str()) {
-                    *c += pages;
-                }
-            } else {
-                for h in v.split_ascii_whitespace() {
-                    if let Some(c) = counts.get_mut(h) {
-                        *c += 1;
-                    }
-                }
+        add_counts(&rows, |h, n| {
+            if let Some(c) = counts.get_mut(h) {
+                *c += n;
             }
-        }
-        let mut out: Vec<String> = counts
-            .into_iter()
-            .filter(|(_, n)| *n >= min_pages)
-            .map(|(h, _)| h.to_string())
-            .collect();
-        out.sort_unstable();
-        Ok(out)
+        })?;
+        Ok(at_least(counts, min_pages))
     }
 
     /// Hashes of blocks seen on at least `min_pages` pages of a crawl: the
@@ -170,24 +153,35 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         let mut counts: HashMap<String, i64> = HashMap::new();
-        for r in &rows {
-            let tail: i64 = r.try_get("tail")?;
-            let v: String = r.try_get("v")?;
-            if tail == 0 {
-                let pages: i64 = r.try_get("pages")?;
-                *counts.entry(v).or_insert(0) += pages;
-            } else {
-                for h in v.split_ascii_whitespace() {
-                    *counts.entry(h.to_string()).or_insert(0) += 1;
-                }
+        add_counts(&rows, |h, n| *counts.entry(h.to_string()).or_insert(0) += n)?;
+        Ok(at_least(counts, min_pages))
+    }
+}
+
+/// Feeds `add` the counts in rows of the block readers' shape (`tail`, `v`,
+/// `pages`): a folded block's count, or 1 for each hash of an unfolded page.
+fn add_counts(rows: &[sqlx::any::AnyRow], mut add: impl FnMut(&str, i64)) -> StoreResult<()> {
+    for r in rows {
+        let tail: i64 = r.try_get("tail")?;
+        let v: String = r.try_get("v")?;
+        if tail == 0 {
+            add(&v, r.try_get("pages")?);
+        } else {
+            for h in v.split_ascii_whitespace() {
+                add(h, 1);
             }
         }
-        let mut out: Vec<String> = counts
-            .into_iter()
-            .filter(|(_, n)| *n >= min_pages)
-            .map(|(h, _)| h)
-            .collect();
-        out.sort_unstable();
-        Ok(out)
     }
+    Ok(())
+}
+
+/// The hashes counted on at least `min_pages` pages, sorted.
+fn at_least<K: AsRef<str>>(counts: HashMap<K, i64>, min_pages: i64) -> Vec<String> {
+    let mut out: Vec<String> = counts
+        .into_iter()
+        .filter(|(_, n)| *n >= min_pages)
+        .map(|(h, _)| h.as_ref().to_string())
+        .collect();
+    out.sort_unstable();
+    out
 }
