@@ -12,14 +12,24 @@ use webdata_core::store::{
 use webdata_core::Store;
 
 async fn sqlite() -> Store {
+    Store::connect(&sqlite_url()).await.expect("sqlite store")
+}
+
+/// The URL of a new SQLite file.
+fn sqlite_url() -> String {
     let dir = std::env::temp_dir().join(format!("webdata-core-{}", uuid_like()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    Store::connect(&format!("sqlite://{}/t.db", dir.display()))
-        .await
-        .expect("sqlite store")
+    format!("sqlite://{}/t.db", dir.display())
 }
 
 async fn postgres() -> Store {
+    Store::connect(&postgres_url().await)
+        .await
+        .expect("postgres store")
+}
+
+/// The URL of a new, empty PostgreSQL database.
+async fn postgres_url() -> String {
     let base = std::env::var("WEBDATA_TEST_POSTGRES_URL").expect(
         "WEBDATA_TEST_POSTGRES_URL is not set: run the tests with `make test`, or start a server with scripts/test-postgres.sh",
     );
@@ -29,11 +39,10 @@ async fn postgres() -> Store {
         .execute(admin.pool())
         .await
         .expect("create database");
-    let url = match base.rfind('/') {
+    match base.rfind('/') {
         Some(i) => format!("{}/{name}", &base[..i]),
         None => panic!("bad url"),
-    };
-    Store::connect(&url).await.expect("postgres store")
+    }
 }
 
 fn uuid_like() -> String {
@@ -86,6 +95,115 @@ contract!(
     a_commit_leases_the_links_it_stores,
     a_started_crawl_never_looks_drained,
 );
+
+mod on_upgrade {
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn block_counts_survive_the_short_hash_migration_on_sqlite() {
+        super::block_counts_survive_the_short_hash_migration(super::sqlite_url(), "sqlite").await
+    }
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn block_counts_survive_the_short_hash_migration_on_postgres() {
+        super::block_counts_survive_the_short_hash_migration(
+            super::postgres_url().await,
+            "postgres",
+        )
+        .await
+    }
+}
+
+/// A store created before 0018 (block hashes of 128 bits, 32 hex digits)
+/// keeps its crawls' block counts through the upgrade: every stored hash is
+/// cut to its first 16 digits, in the counts and in the pages not yet
+/// counted, so the readers' answers (which hash documents the new way) do
+/// not change.
+async fn block_counts_survive_the_short_hash_migration(url: String, dir: &str) {
+    use sqlx::migrate::Migrator;
+    sqlx::any::install_default_drivers();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("migrations")
+        .join(dir);
+    let all = Migrator::new(path).await.expect("migrations");
+    let before = Migrator {
+        migrations: all
+            .migrations
+            .iter()
+            .filter(|m| m.version < 18)
+            .cloned()
+            .collect::<Vec<_>>()
+            .into(),
+        ..Migrator::DEFAULT
+    };
+    let pool = sqlx::any::AnyPoolOptions::new()
+        .max_connections(1)
+        .connect(&if url.starts_with("sqlite:") {
+            format!("{url}?mode=rwc")
+        } else {
+            url.clone()
+        })
+        .await
+        .expect("connect");
+    before.run(&pool).await.expect("migrate to 0017");
+    let long = |short: &str, tail: &str| format!("{short}{tail}");
+    let nav = "61f0632fb079b54d";
+    for (hash, pages) in [
+        (long(nav, "7386e91040cf00c3"), 4i64),
+        (long("0123456789abcdef", "0000000000000000"), 1),
+        ("own-1".to_string(), 1),
+    ] {
+        sqlx::query("INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES ('c', $1, $2)")
+            .bind(hash)
+            .bind(pages)
+            .execute(&pool)
+            .await
+            .expect("old count");
+    }
+    // Two pages not yet folded: the nav block (once, though the old row
+    // lists two spellings whose first 16 digits agree) and a block of its own.
+    for (seq, hashes) in [
+        (
+            1i64,
+            format!(
+                "{} {} {}",
+                long(nav, "7386e91040cf00c3"),
+                long(nav, "ffffffffffffffff"),
+                long("fedcba9876543210", "1111111111111111")
+            ),
+        ),
+        (2, long(nav, "7386e91040cf00c3")),
+    ] {
+        sqlx::query("INSERT INTO crawl_page_blocks (crawl_id, seq, hashes) VALUES ('c', $1, $2)")
+            .bind(seq)
+            .bind(hashes)
+            .execute(&pool)
+            .await
+            .expect("old page row");
+    }
+    pool.close().await;
+    let store = Store::connect(&url).await.expect("upgrade");
+    // nav: 4 counted + 2 unfolded pages.
+    assert_eq!(
+        store.frequent_blocks("c", 6).await.expect("blocks"),
+        vec![nav.to_string()]
+    );
+    assert!(store
+        .frequent_blocks("c", 7)
+        .await
+        .expect("blocks")
+        .is_empty());
+    let mut everything = store.frequent_blocks("c", 1).await.expect("blocks");
+    everything.sort();
+    assert_eq!(
+        everything,
+        vec!["0123456789abcdef", nav, "fedcba9876543210", "own-1"]
+    );
+    assert_eq!(
+        store
+            .frequent_blocks_among("c", 6, &[nav.to_string(), "own-1".to_string()])
+            .await
+            .expect("among"),
+        vec![nav.to_string()]
+    );
+}
 
 /// A crawl is started with its start URL already held (one transaction), so
 /// another runner looking for drained crawls — running with nothing queued
