@@ -94,6 +94,7 @@ contract!(
     block_counts_stay_exact_across_folds,
     a_commit_leases_the_links_it_stores,
     a_started_crawl_never_looks_drained,
+    documents_are_stored_packed_and_read_back_whole,
 );
 
 mod on_upgrade {
@@ -203,6 +204,79 @@ async fn block_counts_survive_the_short_hash_migration(url: String, dir: &str) {
             .expect("among"),
         vec![nav.to_string()]
     );
+}
+
+/// A stored document is an LZ4 block (migration 0019) and reads back byte
+/// for byte; rows written before it (JSON in `document`) still read; a
+/// packed row that does not unpack is an error, not a panic or a wrong page.
+async fn documents_are_stored_packed_and_read_back_whole(store: Store) {
+    let (_, id) = running_crawl(&store, 100, 10).await;
+    store.enqueue_urls(&id, &urls(2, 0)).await.expect("enqueue");
+    let leases = store.lease_urls("w", None, 2, 60_000).await.expect("lease");
+    assert_eq!(leases.len(), 2);
+    let json = serde_json::json!({
+        "markdown": "# Grüße aus 日本\n\n".repeat(400),
+        "metadata": {"sourceURL": leases[0].url, "title": "Ünïcode \u{1F600}"},
+    })
+    .to_string();
+    let results = store
+        .commit_pages(&[PageWrite {
+            document_json: json.clone(),
+            ..billable_page(&leases[0], Vec::new())
+        }])
+        .await
+        .expect("commit");
+    assert_eq!(results, vec![PageCommit::Stored { seq: 1, charged: 1 }]);
+    let docs = store.crawl_documents(&id, 0, 10).await.expect("docs");
+    assert_eq!(docs, vec![(1, leases[0].url.clone(), json.clone())]);
+    let (text, packed): (String, Vec<u8>) = {
+        use sqlx::Row;
+        let r = sqlx::query(
+            "SELECT document, document_lz4 FROM crawl_documents WHERE crawl_id = $1 AND seq = 1",
+        )
+        .bind(&id)
+        .fetch_one(store.pool())
+        .await
+        .expect("row");
+        (
+            r.try_get("document").expect("document"),
+            r.try_get("document_lz4").expect("packed"),
+        )
+    };
+    assert_eq!(text, "");
+    assert!(
+        packed.len() * 4 < json.len(),
+        "{} bytes for {}",
+        packed.len(),
+        json.len()
+    );
+    // A row from before the migration, and one that is damaged.
+    for (seq, document, packed) in [
+        (2i64, r#"{"markdown":"old"}"#, None),
+        (3, "", Some(vec![200u8, 0, 0, 0, 1, 2, 3])),
+    ] {
+        sqlx::query("INSERT INTO crawl_documents (crawl_id, seq, url, document, document_lz4, created_at) VALUES ($1, $2, 'http://old/', $3, $4, 0)")
+            .bind(&id)
+            .bind(seq)
+            .bind(document)
+            .bind(packed)
+            .execute(store.pool())
+            .await
+            .expect("insert");
+    }
+    let docs = store.crawl_documents(&id, 1, 1).await.expect("old row");
+    assert_eq!(
+        docs,
+        vec![(
+            2,
+            "http://old/".to_string(),
+            r#"{"markdown":"old"}"#.to_string()
+        )]
+    );
+    assert!(matches!(
+        store.crawl_documents(&id, 2, 1).await,
+        Err(webdata_core::store::StoreError::Invalid(_))
+    ));
 }
 
 /// A crawl is started with its start URL already held (one transaction), so

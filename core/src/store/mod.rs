@@ -272,6 +272,7 @@ impl Store {
 pub(crate) enum Bind<'a> {
     I(i64),
     S(&'a str),
+    B(&'a [u8]),
 }
 
 /// Write statements of one transaction whose results are not read. On
@@ -307,6 +308,7 @@ impl<'a> Writes<'a> {
             match b {
                 Bind::I(v) => q.bind(*v),
                 Bind::S(v) => q.bind(*v),
+                Bind::B(v) => q.bind(*v),
             }
         }
         if self.stmts.is_empty() {

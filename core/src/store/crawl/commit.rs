@@ -90,6 +90,11 @@ impl Store {
         if pages.is_empty() {
             return Ok((results, Vec::new()));
         }
+        // Packed before the transaction: the write lock is not held for it.
+        let packed: Vec<Vec<u8>> = pages
+            .iter()
+            .map(|p| super::documents::pack(&p.document_json))
+            .collect();
         let mut tx = self.begin_write().await?;
         // Crawl rows locked in id order (no lock-order deadlock on Postgres).
         let mut ids: Vec<&str> = pages.iter().map(|p| p.lease.crawl_id.as_str()).collect();
@@ -196,19 +201,27 @@ impl Store {
             // The writes below go in one round trip on SQLite (see Writes).
             let mut w = crate::store::Writes::new(self.backend());
             for part in crate::store::shaped_chunks(&docs, 32) {
-                // Columns: crawl_id, seq, url, document, created_at.
+                // Columns: crawl_id, seq, url, document (empty: packed
+                // instead), document_lz4, created_at.
                 let values = (0..part.len())
-                    .map(|k| format!("($1, ${}, ${}, ${}, $2)", 3 + 3 * k, 4 + 3 * k, 5 + 3 * k))
+                    .map(|k| {
+                        format!(
+                            "($1, ${}, ${}, '', ${}, $2)",
+                            3 + 3 * k,
+                            4 + 3 * k,
+                            5 + 3 * k
+                        )
+                    })
                     .collect::<Vec<_>>()
                     .join(", ");
                 let mut binds = vec![Bind::S(id), Bind::I(now)];
                 for (i, seq, _, _) in part {
                     binds.push(Bind::I(*seq));
                     binds.push(Bind::S(&pages[*i].lease.url));
-                    binds.push(Bind::S(&pages[*i].document_json));
+                    binds.push(Bind::B(&packed[*i]));
                 }
                 w.push(
-                    format!("INSERT INTO crawl_documents (crawl_id, seq, url, document, created_at) VALUES {values}"),
+                    format!("INSERT INTO crawl_documents (crawl_id, seq, url, document, document_lz4, created_at) VALUES {values}"),
                     binds,
                 );
                 let values = (0..part.len())
