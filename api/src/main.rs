@@ -9,6 +9,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    webdata_engine::alloc::tune();
     let cli = webdata_api::cli::Cli::parse();
     match webdata_api::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

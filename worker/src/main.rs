@@ -55,6 +55,7 @@ struct Args {
 
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
+    webdata_engine::alloc::tune();
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));

@@ -2,6 +2,7 @@
 //! fetch and render tiers, robots.txt, scrape, map, brand, sitemaps and the
 //! crawl loop, behind one front door ([`Engine`]) and one error
 //! ([`EngineError`]). Pages become formats in `webdata-content`.
+pub mod alloc;
 pub mod brand;
 pub mod changes;
 pub mod crawl;
