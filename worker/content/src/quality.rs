@@ -1,7 +1,5 @@
 //! Quality signals measured on the page, and the pure verdict drawn from them.
 
-use aho_corasick::AhoCorasick;
-use std::sync::LazyLock;
 use webdata_core::types::{Quality, QualityIssue};
 
 use super::dom::{class_id_tokens, is_one_of, starts_with_one_of, Dom, Kind, Tag};
@@ -302,6 +300,10 @@ pub fn signals(
 
     let mut consent_until = 0;
     let mut h1: Option<String> = None;
+    // Class and id strings already searched for markers: a page repeats a
+    // few on most of its elements, and a string answers the same each time
+    // (a marker found is kept, so one searched once has nothing new to say).
+    let mut searched: rustc_hash::FxHashSet<&str> = Default::default();
     for (i, node) in dom.nodes.iter().enumerate() {
         let Kind::Element(er, tag) = node.kind else {
             continue;
@@ -357,12 +359,12 @@ pub fn signals(
             _ => {}
         }
         for v in [common.class, common.id] {
-            if !v.is_empty() {
+            if !v.is_empty() && searched.insert(v) {
                 if s.bot_marker.is_none() {
-                    s.bot_marker = find_marker(v, &BOT_ATTR_MARKERS);
+                    s.bot_marker = find_marker(v, BOT_ATTRS);
                 }
                 if s.challenge_marker.is_none() {
-                    s.challenge_marker = find_marker(v, &CHALLENGE_ATTR_MARKERS);
+                    s.challenge_marker = find_marker(v, CHALLENGE_ATTRS);
                 }
             }
         }
@@ -398,57 +400,20 @@ pub fn signals(
     s
 }
 
-/// A marker list and its automaton: one pass over a class, id or URL finds
-/// every marker of the list in it (a substring scan per marker was 1.6% of
-/// a crawl's CPU, run on every element with a class or id).
-struct Markers {
-    list: &'static [&'static str],
-    automaton: LazyLock<Option<AhoCorasick>>,
-}
-
-macro_rules! markers {
-    ($list:expr) => {
-        Markers {
-            list: $list,
-            automaton: LazyLock::new(|| {
-                AhoCorasick::builder()
-                    .ascii_case_insensitive(true)
-                    .build($list)
-                    .ok()
-            }),
-        }
-    };
-}
-
-static BOT_ATTR_MARKERS: Markers = markers!(BOT_ATTRS);
-static BOT_URL_MARKERS: Markers = markers!(BOT_URLS);
-static CHALLENGE_ATTR_MARKERS: Markers = markers!(CHALLENGE_ATTRS);
-static CHALLENGE_URL_MARKERS: Markers = markers!(CHALLENGE_URLS);
-
-/// The first marker of the list (in list order) that `haystack` contains,
-/// ASCII case-insensitively.
-fn find_marker(haystack: &str, markers: &Markers) -> Option<&'static str> {
-    match &*markers.automaton {
-        Some(ac) => ac
-            .find_overlapping_iter(haystack)
-            .map(|m| m.pattern().as_usize())
-            .min()
-            .and_then(|i| markers.list.get(i).copied()),
-        None => markers
-            .list
-            .iter()
-            .copied()
-            .find(|m| contains_ignore_case(haystack, m)),
-    }
+fn find_marker(haystack: &str, markers: &[&'static str]) -> Option<&'static str> {
+    markers
+        .iter()
+        .copied()
+        .find(|m| contains_ignore_case(haystack, m))
 }
 
 /// Notes a script or iframe URL: a captcha/anti-bot service, or a challenge.
 fn note_url(s: &mut QualitySignals, url: &str) {
     if s.bot_marker.is_none() {
-        s.bot_marker = find_marker(url, &BOT_URL_MARKERS);
+        s.bot_marker = find_marker(url, BOT_URLS);
     }
     if s.challenge_marker.is_none() {
-        s.challenge_marker = find_marker(url, &CHALLENGE_URL_MARKERS);
+        s.challenge_marker = find_marker(url, CHALLENGE_URLS);
     }
 }
 

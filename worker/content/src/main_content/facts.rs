@@ -42,6 +42,8 @@ const CHROME: usize = 5;
 const CONSENT: usize = 6;
 const BOILER: usize = 7;
 const SR_ONLY: usize = 8;
+// `hint_bits` keeps one bit per pattern in a u16.
+const _: () = assert!(SR_ONLY < 16);
 static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
     RegexSet::new([
         r"(?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
@@ -62,6 +64,15 @@ static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
     ])
     .ok()
 });
+/// The patterns of [`HINT_SET`] that `v` matches, as bits (pattern `k` is
+/// bit `k`); none for an empty string.
+fn hint_bits(set: &RegexSet, v: &str) -> u16 {
+    if v.is_empty() {
+        return 0;
+    }
+    set.matches(v).iter().fold(0, |b, k| b | (1 << k))
+}
+
 /// Roles Readability drops.
 const UNLIKELY_ROLES: &[&str] = &[
     "menu",
@@ -153,6 +164,11 @@ impl Page {
         let n = dom.len();
         let mut hints = vec![Hint::default(); n];
         let set = HINT_SET.as_ref();
+        // The patterns each class or id string matches, by string: a page
+        // repeats a few class strings on most of its elements (a docs
+        // sidebar's "toctree-l2", "reference internal"), and the set's
+        // search was 3% of a crawl's CPU.
+        let mut memo: rustc_hash::FxHashMap<&str, u16> = Default::default();
         for (i, h) in hints.iter_mut().enumerate() {
             if dead[i] || dom.tag(i).is_none() {
                 continue;
@@ -186,7 +202,7 @@ impl Page {
             let builder;
             // A modifier saying a block holds ads ("o-section--has-ads")
             // does not make the block an ad.
-            let class = if c.class.len() >= 6
+            let (class, class_bits) = if c.class.len() >= 6
                 && (c.class.contains("elementor") || c.class.contains("has-ad"))
             {
                 builder = c
@@ -195,30 +211,34 @@ impl Page {
                     .filter(|t| !t.starts_with("elementor") && !t.contains("has-ad"))
                     .collect::<Vec<_>>()
                     .join(" ");
-                builder.as_str()
+                (builder.as_str(), hint_bits(set, &builder))
             } else {
-                c.class
+                let bits = *memo
+                    .entry(c.class)
+                    .or_insert_with(|| hint_bits(set, c.class));
+                (c.class, bits)
             };
-            for (v, is_class) in [(class, true), (c.id, false)] {
+            let id_bits = *memo.entry(c.id).or_insert_with(|| hint_bits(set, c.id));
+            for (v, m, is_class) in [(class, class_bits, true), (c.id, id_bits, false)] {
                 if v.is_empty() {
                     continue;
                 }
-                let m = set.matches(v);
-                if m.matched(NEGATIVE_RE) {
+                let matched = |k: usize| m & (1 << k) != 0;
+                if matched(NEGATIVE_RE) {
                     w -= 25;
                 }
-                if m.matched(POSITIVE_RE) {
+                if matched(POSITIVE_RE) {
                     w += 25;
                 }
-                unlikely |= m.matched(UNLIKELY);
-                maybe |= m.matched(MAYBE);
-                h.share |= m.matched(SHARE);
-                h.chrome |= m.matched(CHROME);
-                h.consent |= m.matched(CONSENT);
+                unlikely |= matched(UNLIKELY);
+                maybe |= matched(MAYBE);
+                h.share |= matched(SHARE);
+                h.chrome |= matched(CHROME);
+                h.consent |= matched(CONSENT);
                 // Class only: documentation ids name what they document
                 // ("multiprocessing.shared_memory.SharedMemory", "credits").
-                h.boiler |= is_class && m.matched(BOILER);
-                h.hidden |= is_class && m.matched(SR_ONLY);
+                h.boiler |= is_class && matched(BOILER);
+                h.hidden |= is_class && matched(SR_ONLY);
                 h.boiler_id |= !is_class && is_boiler_id(v);
             }
             h.weight = w;
