@@ -7,9 +7,14 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    // Before the runtime starts its threads.
     webdata_engine::alloc::tune();
+    run()
+}
+
+#[tokio::main]
+async fn run() -> std::process::ExitCode {
     let cli = webdata_api::cli::Cli::parse();
     match webdata_api::cli::run(cli).await {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -146,23 +146,31 @@ async fn block_counts_survive_the_short_hash_migration(url: String, dir: &str) {
     before.run(&pool).await.expect("migrate to 0017");
     let long = |short: &str, tail: &str| format!("{short}{tail}");
     let nav = "61f0632fb079b54d";
-    for (hash, pages) in [
-        (long(nav, "7386e91040cf00c3"), 4i64),
-        (long("0123456789abcdef", "0000000000000000"), 1),
-        ("own-1".to_string(), 1),
+    // Two long hashes of crawl c that agree on their first 16 digits are
+    // one block afterwards (3 + 1 pages); crawl d's block of the same
+    // digits stays its own.
+    for (crawl, hash, pages) in [
+        ("c", long(nav, "7386e91040cf00c3"), 3i64),
+        ("c", long(nav, "0000000000000001"), 1),
+        ("c", long("0123456789abcdef", "0000000000000000"), 1),
+        ("c", "own-1".to_string(), 1),
+        ("d", long(nav, "7386e91040cf00c3"), 2),
     ] {
-        sqlx::query("INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES ('c', $1, $2)")
+        sqlx::query("INSERT INTO crawl_blocks (crawl_id, hash, pages) VALUES ($1, $2, $3)")
+            .bind(crawl)
             .bind(hash)
             .bind(pages)
             .execute(&pool)
             .await
             .expect("old count");
     }
-    // Two pages not yet folded: the nav block (once, though the old row
-    // lists two spellings whose first 16 digits agree) and a block of its own.
+    // Pages not yet folded: the nav block (once, though the old row lists
+    // two spellings whose first 16 digits agree) and a block of its own;
+    // the nav block again; a page with no blocks.
     for (seq, hashes) in [
+        (3i64, String::new()),
         (
-            1i64,
+            1,
             format!(
                 "{} {} {}",
                 long(nav, "7386e91040cf00c3"),
@@ -181,6 +189,21 @@ async fn block_counts_survive_the_short_hash_migration(url: String, dir: &str) {
     }
     pool.close().await;
     let store = Store::connect(&url).await.expect("upgrade");
+    let empty: String =
+        sqlx::query_scalar("SELECT hashes FROM crawl_page_blocks WHERE crawl_id = 'c' AND seq = 3")
+            .fetch_one(store.pool())
+            .await
+            .expect("empty page row");
+    assert_eq!(empty, "");
+    assert_eq!(
+        store.frequent_blocks("d", 1).await.expect("blocks"),
+        vec![nav.to_string()]
+    );
+    assert!(store
+        .frequent_blocks("d", 3)
+        .await
+        .expect("blocks")
+        .is_empty());
     // nav: 4 counted + 2 unfolded pages.
     assert_eq!(
         store.frequent_blocks("c", 6).await.expect("blocks"),
@@ -250,10 +273,16 @@ async fn documents_are_stored_packed_and_read_back_whole(store: Store) {
         packed.len(),
         json.len()
     );
-    // A row from before the migration, and one that is damaged.
+    // A row from before the migration, then damaged ones: a block that does
+    // not decode, a length no block of that size can hold (not allocated),
+    // and a good block whose recorded length is longer than what it holds.
+    let mut longer = lz4_flex::block::compress_prepend_size(b"{\"markdown\":\"cut\"}");
+    longer[0] += 5;
     for (seq, document, packed) in [
         (2i64, r#"{"markdown":"old"}"#, None),
         (3, "", Some(vec![200u8, 0, 0, 0, 1, 2, 3])),
+        (4, "", Some(vec![255u8, 255, 255, 255, 0x10, b'x'])),
+        (5, "", Some(longer)),
     ] {
         sqlx::query("INSERT INTO crawl_documents (crawl_id, seq, url, document, document_lz4, created_at) VALUES ($1, $2, 'http://old/', $3, $4, 0)")
             .bind(&id)
@@ -273,10 +302,16 @@ async fn documents_are_stored_packed_and_read_back_whole(store: Store) {
             r#"{"markdown":"old"}"#.to_string()
         )]
     );
-    assert!(matches!(
-        store.crawl_documents(&id, 2, 1).await,
-        Err(webdata_core::store::StoreError::Invalid(_))
-    ));
+    for after in [2, 3, 4] {
+        assert!(
+            matches!(
+                store.crawl_documents(&id, after, 1).await,
+                Err(webdata_core::store::StoreError::Invalid(_))
+            ),
+            "document {}",
+            after + 1
+        );
+    }
 }
 
 /// A crawl is started with its start URL already held (one transaction), so

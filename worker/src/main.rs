@@ -53,9 +53,14 @@ struct Args {
     log_format: String,
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
+    // Before the runtime starts its threads.
     webdata_engine::alloc::tune();
+    start()
+}
+
+#[tokio::main]
+async fn start() -> std::process::ExitCode {
     let args = Args::parse();
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info,sqlx=warn"));

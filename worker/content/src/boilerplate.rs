@@ -27,7 +27,7 @@ fn blocks(markdown: &str) -> impl Iterator<Item = &str> {
 /// migration 0018, which cut the stored hashes to these 16 digits: the
 /// crawl's count table and its index are keyed by it, and half the key is
 /// a third less to write at every fold. 64 bits is plenty: two of a crawl's
-/// million distinct blocks collide with odds of about 1 in 36 million.
+/// million distinct blocks collide with odds of about 1 in 37 million.
 pub fn block_hash(block: &str) -> String {
     let mut norm = Vec::with_capacity(block.len());
     normalise_into(block, &mut norm);

@@ -15,11 +15,21 @@ const MI_OPTION_PURGE_DELAY: std::ffi::c_int = 15;
 pub const PURGE_DELAY_MS: std::ffi::c_long = 10_000;
 
 /// Sets mimalloc's purge delay to [`PURGE_DELAY_MS`] unless the operator
-/// chose one (`MIMALLOC_PURGE_DELAY`, which mimalloc reads itself).
+/// chose one in the environment (`MIMALLOC_PURGE_DELAY`, or its old name
+/// `MIMALLOC_RESET_DELAY`; mimalloc reads them itself, in any case, when
+/// the process loads, so `mi_option_set_default` would come too late).
+/// Call it first thing in `main`, before any other thread exists.
 pub fn tune() {
-    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
-        // SAFETY: stores an integer in mimalloc's option table (atomic);
-        // valid at any time, from any thread.
+    let chosen = std::env::vars_os().any(|(k, _)| {
+        k.to_str().is_some_and(|k| {
+            k.eq_ignore_ascii_case("MIMALLOC_PURGE_DELAY")
+                || k.eq_ignore_ascii_case("MIMALLOC_RESET_DELAY")
+        })
+    });
+    if !chosen {
+        // SAFETY: a plain store of an integer in mimalloc's option table
+        // (it is read at each purge). Called before the process starts
+        // other threads, so nothing reads it concurrently.
         unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
     }
 }
@@ -32,12 +42,14 @@ mod tests {
     fn the_purge_delay_index_is_the_purge_delay() {
         // SAFETY: reads and writes of mimalloc's option table.
         let before = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        let chosen = std::env::var_os("MIMALLOC_PURGE_DELAY").is_some()
+            || std::env::var_os("MIMALLOC_RESET_DELAY").is_some();
+        if !chosen {
             assert_eq!(before, 1000);
         }
         super::tune();
         let after = unsafe { libmimalloc_sys::mi_option_get(super::MI_OPTION_PURGE_DELAY) };
-        if std::env::var_os("MIMALLOC_PURGE_DELAY").is_none() {
+        if !chosen {
             assert_eq!(after, super::PURGE_DELAY_MS);
         } else {
             assert_eq!(after, before);

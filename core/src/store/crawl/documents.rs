@@ -12,10 +12,30 @@ pub(super) fn pack(json: &str) -> Vec<u8> {
     lz4_flex::block::compress_prepend_size(json.as_bytes())
 }
 
-/// The JSON of a stored document.
+/// The JSON of a stored document. The recorded length is checked against
+/// what the block can hold (LZ4 expands at most 255 times) before anything
+/// is allocated, and against what it decodes to: a damaged row is an error,
+/// not a 4 GB allocation or a truncated page.
 fn unpack(packed: &[u8]) -> StoreResult<String> {
-    let bytes = lz4_flex::block::decompress_size_prepended(packed)
-        .map_err(|e| StoreError::Invalid(format!("stored document does not unpack: {e}")))?;
+    let damaged =
+        |why: String| StoreError::Invalid(format!("stored document does not unpack: {why}"));
+    let (len, block) = match packed.split_first_chunk::<4>() {
+        Some((len, block)) => (u32::from_le_bytes(*len) as usize, block),
+        None => return Err(damaged("shorter than its length".into())),
+    };
+    if len > block.len().saturating_mul(255) {
+        return Err(damaged(format!(
+            "{len} bytes recorded in a block of {}",
+            block.len()
+        )));
+    }
+    let bytes = lz4_flex::block::decompress(block, len).map_err(|e| damaged(e.to_string()))?;
+    if bytes.len() != len {
+        return Err(damaged(format!(
+            "{} bytes where {len} were recorded",
+            bytes.len()
+        )));
+    }
     String::from_utf8(bytes)
         .map_err(|e| StoreError::Invalid(format!("stored document is not UTF-8: {e}")))
 }

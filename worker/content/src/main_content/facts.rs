@@ -42,28 +42,26 @@ const CHROME: usize = 5;
 const CONSENT: usize = 6;
 const BOILER: usize = 7;
 const SR_ONLY: usize = 8;
+static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| RegexSet::new(HINT_PATTERNS).ok());
 // `hint_bits` keeps one bit per pattern in a u16.
-const _: () = assert!(SR_ONLY < 16);
-static HINT_SET: LazyLock<Option<RegexSet>> = LazyLock::new(|| {
-    RegexSet::new([
-        r"(?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
-        r"(?i)and|article|body|column|content|main|shadow",
-        r"(?i)article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story",
-        r"(?i)-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
-        r"(?i)(\b|_)(share|sharedaddy)(\b|_)",
-        // Ours, on whole words: consent banners, ads, newsletters.
-        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|forum|author-?(box|bio|info))([^a-z]|$)",
-        // Of those, consent banners (dropped in every attempt).
-        r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
-        // Ours, after the selection (trafilatura's discard words): related
-        // stories, share and tag bars, author boxes, comment links, photo credits.
-        r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|post-author|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|post-?info|by-line|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|hatnote|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more|trending",
-        // Text for screen readers only ("Image caption", "Skip to content",
-        // "(opens in a new tab)"), by the class names sites use for it.
-        r"(?i)(^|\s)(sr-only|visually-?hidden|off-?screen|screen-?reader-(text|only)|screenreader-only|u-visually-hidden|element-invisible)(\s|$)",
-    ])
-    .ok()
-});
+const _: () = assert!(HINT_PATTERNS.len() <= 16);
+const HINT_PATTERNS: [&str; 9] = [
+    r"(?i)-ad-|ai2html|banner|breadcrumbs|combx|comment|community|cover-wrap|disqus|extra|footer|gdpr|header|legends|menu|related|remark|replies|rss|shoutbox|sidebar|skyscraper|social|sponsor|supplemental|ad-break|agegate|pagination|pager|popup|yom-remote",
+    r"(?i)and|article|body|column|content|main|shadow",
+    r"(?i)article|body|content|entry|hentry|h-entry|main|page|pagination|post|text|blog|story",
+    r"(?i)-ad-|hidden|^hid$| hid$| hid |^hid |banner|combx|comment|com-|contact|footer|gdpr|masthead|media|meta|outbrain|promo|related|scroll|share|shoutbox|sidebar|skyscraper|sponsor|shopping|tags|widget",
+    r"(?i)(\b|_)(share|sharedaddy)(\b|_)",
+    // Ours, on whole words: consent banners, ads, newsletters.
+    r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot|ad|ads|advert|advertisement|adsbygoogle|newsletter|taboola|outbrain|teaser|byline|timestamp|forum|author-?(box|bio|info))([^a-z]|$)",
+    // Of those, consent banners (dropped in every attempt).
+    r"(?i)(^|[^a-z])(cookies?|cookie-?banner|consent|cmp|onetrust|didomi|usercentrics|cookiebot)([^a-z]|$)",
+    // Ours, after the selection (trafilatura's discard words): related
+    // stories, share and tag bars, author boxes, comment links, photo credits.
+    r"(?i)related|share|sharing|social|(^|[^a-z])tags?([^a-z]|$)|tag-?links|tagcloud|author-?(box|bio|info|details|card|wrap|name|s)|post-author|img-author|about-?(the-?)?author|byline|newsletter|comments?-(link|count|title)|next-?(post|story)|prev-?post|breadcrumb|entry-meta|post-meta|article-meta|post-?info|by-line|upsell|credit|copyright|(^|[^a-z])print|entry-tools|wishlist|(^|[^a-z])loading|navbox|noprint|hatnote|(^|[^a-z])meta([^a-z]|$)|recommend|more-?articles|interesting-?articles|read-?more|trending",
+    // Text for screen readers only ("Image caption", "Skip to content",
+    // "(opens in a new tab)"), by the class names sites use for it.
+    r"(?i)(^|\s)(sr-only|visually-?hidden|off-?screen|screen-?reader-(text|only)|screenreader-only|u-visually-hidden|element-invisible)(\s|$)",
+];
 /// The patterns of [`HINT_SET`] that `v` matches, as bits (pattern `k` is
 /// bit `k`); none for an empty string.
 fn hint_bits(set: &RegexSet, v: &str) -> u16 {
