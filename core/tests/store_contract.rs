@@ -195,26 +195,16 @@ async fn block_counts_survive_the_short_hash_migration(url: String, dir: &str) {
             .await
             .expect("empty page row");
     assert_eq!(empty, "");
-    assert_eq!(
-        store.frequent_blocks("d", 1).await.expect("blocks"),
-        vec![nav.to_string()]
-    );
-    assert!(store
-        .frequent_blocks("d", 3)
-        .await
-        .expect("blocks")
-        .is_empty());
+    let blocks = &store;
+    let at = |crawl: &'static str, n: i64| async move {
+        blocks.frequent_blocks(crawl, n).await.expect("blocks")
+    };
+    assert_eq!(at("d", 1).await, vec![nav.to_string()]);
+    assert!(at("d", 3).await.is_empty());
     // nav: 4 counted + 2 unfolded pages.
-    assert_eq!(
-        store.frequent_blocks("c", 6).await.expect("blocks"),
-        vec![nav.to_string()]
-    );
-    assert!(store
-        .frequent_blocks("c", 7)
-        .await
-        .expect("blocks")
-        .is_empty());
-    let mut everything = store.frequent_blocks("c", 1).await.expect("blocks");
+    assert_eq!(at("c", 6).await, vec![nav.to_string()]);
+    assert!(at("c", 7).await.is_empty());
+    let mut everything = at("c", 1).await;
     everything.sort();
     assert_eq!(
         everything,

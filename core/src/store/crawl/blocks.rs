@@ -136,7 +136,8 @@ impl Store {
     /// counts in `crawl_blocks` plus the pages not yet folded into them, read
     /// in one statement (one snapshot, so a fold in between is not seen
     /// twice or missed). A block whose count is below `min_pages` minus the
-    /// unfolded pages cannot reach `min_pages`, so only the others are read:
+    /// unfolded pages cannot reach `min_pages` (that bound is counted once,
+    /// in `bound`), so only the others are read:
     /// through the count index, which holds the blocks seen on two pages or
     /// more (migration 0018). Blocks seen once are read only when that bound
     /// is 1 or less; their branch's `LIMIT` is 0 otherwise, which both
@@ -148,14 +149,13 @@ impl Store {
         min_pages: i64,
     ) -> StoreResult<Vec<String>> {
         let rows = sqlx::query(
-            "SELECT CAST(0 AS BIGINT) AS tail, hash AS v, pages FROM crawl_blocks \
-             WHERE crawl_id = $1 AND pages >= 2 \
-               AND pages >= $2 - (SELECT COUNT(*) FROM crawl_page_blocks WHERE crawl_id = $1) \
+            "WITH bound AS (SELECT $2 - COUNT(*) AS n FROM crawl_page_blocks WHERE crawl_id = $1) \
+             SELECT CAST(0 AS BIGINT) AS tail, hash AS v, pages FROM crawl_blocks \
+             WHERE crawl_id = $1 AND pages >= 2 AND pages >= (SELECT n FROM bound) \
              UNION ALL \
              SELECT * FROM (SELECT CAST(0 AS BIGINT), hash, pages FROM crawl_blocks \
                WHERE crawl_id = $1 AND pages < 2 \
-               LIMIT CASE WHEN $2 - (SELECT COUNT(*) FROM crawl_page_blocks WHERE crawl_id = $1) <= 1 \
-                 THEN 9223372036854775807 ELSE 0 END) AS seen_once \
+               LIMIT CASE WHEN (SELECT n FROM bound) <= 1 THEN 9223372036854775807 ELSE 0 END) AS seen_once \
              UNION ALL \
              SELECT CAST(1 AS BIGINT), hashes, CAST(0 AS BIGINT) FROM crawl_page_blocks WHERE crawl_id = $1",
         )
