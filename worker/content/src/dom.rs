@@ -201,7 +201,16 @@ impl<'a> El<'a> {
 
     /// The value of attribute `name`.
     pub fn attr(&self, name: &str) -> Option<&'a str> {
-        self.attrs().find(|(k, _)| *k == name).map(|(_, v)| v)
+        match *self {
+            // The fast parser's attributes directly: the chained iterator
+            // of `attrs` cost as much as the comparisons.
+            El::Fast(e) => e
+                .attrs
+                .iter()
+                .find(|(k, _)| k.as_ref() == name)
+                .map(|(_, v)| v.as_ref()),
+            El::Tree(er) => er.value().attr(name),
+        }
     }
 
     /// True when `sel` matches (only pages read by html5ever carry the
@@ -446,19 +455,28 @@ impl<'a> Dom<'a> {
     /// The common attributes of element `i` (all empty for other nodes).
     pub fn common(&self, i: usize) -> Common<'a> {
         let mut c = Common::default();
-        if let Kind::Element(el, _) = self.nodes[i].kind {
-            for (k, v) in el.attrs() {
-                match k {
-                    "class" => c.class = v,
-                    "id" => c.id = v,
-                    "role" => c.role = v,
-                    "style" => c.style = v,
-                    "itemprop" => c.itemprop = v,
-                    "hidden" => c.hidden = true,
-                    "aria-hidden" => c.aria_hidden = v == "true",
-                    _ => {}
+        let mut one = |k: &str, v: &'a str| match k {
+            "class" => c.class = v,
+            "id" => c.id = v,
+            "role" => c.role = v,
+            "style" => c.style = v,
+            "itemprop" => c.itemprop = v,
+            "hidden" => c.hidden = true,
+            "aria-hidden" => c.aria_hidden = v == "true",
+            _ => {}
+        };
+        match self.nodes[i].kind {
+            Kind::Element(El::Fast(e), _) => {
+                for (k, v) in &e.attrs {
+                    one(k, v);
                 }
             }
+            Kind::Element(el, _) => {
+                for (k, v) in el.attrs() {
+                    one(k, v);
+                }
+            }
+            _ => {}
         }
         c
     }

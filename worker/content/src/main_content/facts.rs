@@ -116,6 +116,10 @@ const UNLIKELY_ROLES: &[&str] = &[
 /// What an element's attributes say, read once per page.
 #[derive(Clone, Copy, Default)]
 pub(super) struct Hint {
+    /// A table of contents by class (`toc`, Sphinx's `toctree-*`).
+    pub(super) toc: bool,
+    /// `role="main"`.
+    pub(super) role_main: bool,
     /// Readability's class weight: +-25 for the class, +-25 for the id.
     pub(super) weight: i8,
     /// Unlikely candidate by class/id (and not "maybe" a candidate).
@@ -204,6 +208,11 @@ impl Page {
             }
             let c = dom.common(i);
             h.hidden = is_hidden(&c);
+            h.toc = c
+                .class
+                .split_ascii_whitespace()
+                .any(|w| w == "toc" || w.starts_with("toctree"));
+            h.role_main = c.role == "main";
             h.role = !c.role.is_empty()
                 && (UNLIKELY_ROLES.contains(&c.role) || matches!(c.role, "search" | "contentinfo"));
             // DocBook's Prev / Up / Home / Next bars: `<table summary=

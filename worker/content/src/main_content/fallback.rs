@@ -71,14 +71,7 @@ pub(super) fn kept(dom: &Dom<'_>, page: &Page, dead: &[bool], roots: &[usize]) -
                         }
                         _ => {}
                     }
-                    if !k.toc
-                        && dom.attr(j, "class").is_some_and(|c| {
-                            c.split_ascii_whitespace()
-                                .any(|w| w == "toc" || w.starts_with("toctree"))
-                        })
-                    {
-                        k.toc = true;
-                    }
+                    k.toc |= page.hints[j].toc;
                 }
                 Kind::Document => {}
             }
@@ -124,7 +117,13 @@ pub(super) fn adds_mostly_links(sel: &Kept, all: &Kept) -> bool {
 }
 
 /// The largest live `<main>` (or `role=main`) holding text, else the body.
-pub(super) fn main_landmark(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: usize) -> usize {
+pub(super) fn main_landmark(
+    dom: &Dom<'_>,
+    page: &Page,
+    dead: &[bool],
+    stats: &Stats,
+    body: usize,
+) -> usize {
     let end = dom.nodes[body].end as usize;
     let mut best = body;
     let mut i = body + 1;
@@ -133,7 +132,7 @@ pub(super) fn main_landmark(dom: &Dom<'_>, dead: &[bool], stats: &Stats, body: u
             i = dom.nodes[i].end as usize;
             continue;
         }
-        if (dom.tag(i) == Some(Tag::Main) || dom.attr(i, "role") == Some("main"))
+        if (dom.tag(i) == Some(Tag::Main) || page.hints[i].role_main)
             && stats.chars[i] > 0
             && (best == body || stats.chars[i] > stats.chars[best])
         {

@@ -52,7 +52,7 @@ pub(super) fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Sele
         if short || !page.has_landmark[body] {
             let mut dead = prepass(dom, &base, &before, &page, body, ALL_FLAGS);
             let stats = Stats::compute(dom, &dead);
-            let root = main_landmark(dom, &dead, &stats, body);
+            let root = main_landmark(dom, &page, &dead, &stats, body);
             let len = clean(dom, &mut dead, &stats, &page, &[root], WEIGHT_CLASSES);
             let better = (short
                 && len >= 2 * b.len.max(50)
