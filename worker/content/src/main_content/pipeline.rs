@@ -25,13 +25,16 @@ pub(super) fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Sele
     let before = Stats::compute(dom, &base);
     let page = Page::read(dom, &base, &before);
     let mut best: Option<Attempt> = None;
+    // The first attempt's prepass and sums (every filter on), which the
+    // landmark fallback below starts from too.
+    let mut all_flags: Option<(Vec<bool>, Stats)> = None;
     for flags in [
         ALL_FLAGS,
         WEIGHT_CLASSES | CLEAN_CONDITIONALLY,
         CLEAN_CONDITIONALLY,
         0,
     ] {
-        let a = attempt(dom, &base, &before, &page, body, flags);
+        let a = attempt(dom, &base, &before, &page, body, flags, &mut all_flags);
         if a.len >= CHAR_THRESHOLD {
             best = Some(a);
             break;
@@ -50,8 +53,11 @@ pub(super) fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Sele
         // main landmark or body, minus the chrome, when it says clearly more.
         let short = b.len < CHAR_THRESHOLD;
         if short || !page.has_landmark[body] {
-            let mut dead = prepass(dom, &base, &before, &page, body, ALL_FLAGS);
-            let stats = Stats::compute(dom, &dead);
+            let (mut dead, stats) = all_flags.take().unwrap_or_else(|| {
+                let dead = prepass(dom, &base, &before, &page, body, ALL_FLAGS);
+                let stats = Stats::compute(dom, &dead);
+                (dead, stats)
+            });
             let root = main_landmark(dom, &page, &dead, &stats, body);
             let len = clean(dom, &mut dead, &stats, &page, &[root], WEIGHT_CLASSES);
             let better = (short
@@ -109,7 +115,8 @@ pub(super) fn main_content(dom: &Dom<'_>, base: Vec<bool>, body: usize) -> (Sele
     )
 }
 
-/// One pass of Readability's `_grabArticle` with `flags`.
+/// One pass of Readability's `_grabArticle` with `flags`. The pass with
+/// every filter on leaves its prepass and sums in `keep`.
 fn attempt(
     dom: &Dom<'_>,
     base: &[bool],
@@ -117,10 +124,15 @@ fn attempt(
     page: &Page,
     body: usize,
     flags: u8,
+    keep: &mut Option<(Vec<bool>, Stats)>,
 ) -> Attempt {
     let mut dead = prepass(dom, base, before, page, body, flags);
     let stats = Stats::compute(dom, &dead);
     let roots = grab(dom, &dead, &stats, page, body, flags);
+    let pre = (flags == ALL_FLAGS).then(|| dead.clone());
     let len = clean(dom, &mut dead, &stats, page, &roots, flags);
+    if let Some(pre) = pre {
+        *keep = Some((pre, stats));
+    }
     Attempt { roots, dead, len }
 }
