@@ -29,9 +29,19 @@ fn blocks(markdown: &str) -> impl Iterator<Item = &str> {
 /// a third less to write at every fold. 64 bits is plenty: two of a crawl's
 /// million distinct blocks collide with odds of about 1 in 37 million.
 pub fn block_hash(block: &str) -> String {
-    let mut norm = Vec::with_capacity(block.len());
-    normalise_into(block, &mut norm);
-    hex::encode(&xxhash_rust::xxh3::xxh3_128(&norm).to_be_bytes()[..8])
+    hash_hex(block_hash_u64(block, &mut Vec::with_capacity(block.len())))
+}
+
+/// [`block_hash`] as a number (its 16 hex digits are this, zero-padded),
+/// normalising through `norm`, a buffer the caller may reuse.
+fn block_hash_u64(block: &str, norm: &mut Vec<u8>) -> u64 {
+    norm.clear();
+    normalise_into(block, norm);
+    (xxhash_rust::xxh3::xxh3_128(norm) >> 64) as u64
+}
+
+fn hash_hex(h: u64) -> String {
+    format!("{h:016x}")
 }
 
 /// `block`'s words (split at Unicode whitespace) joined by single spaces,
@@ -75,10 +85,13 @@ fn normalise_into(block: &str, out: &mut Vec<u8>) {
 
 /// The distinct block hashes of a page's markdown.
 pub fn page_hashes(markdown: &str) -> Vec<String> {
-    let mut seen = HashSet::new();
+    // One buffer for every block, and the text form only for distinct ones.
+    let mut seen = rustc_hash::FxHashSet::default();
+    let mut norm = Vec::new();
     blocks(markdown)
-        .map(block_hash)
-        .filter(|h| seen.insert(h.clone()))
+        .map(|b| block_hash_u64(b, &mut norm))
+        .filter(|h| seen.insert(*h))
+        .map(hash_hex)
         .collect()
 }
 
@@ -161,6 +174,21 @@ mod tests {
         assert_eq!(block_hash("Hello,   world"), block_hash("Hello, world"));
         assert_eq!(block_hash("Hello, world"), "61f0632fb079b54d");
         assert_eq!(block_hash("Hello, world").len(), 16);
+    }
+
+    #[test]
+    fn page_hashes_are_the_distinct_block_hashes_in_order() {
+        let md = "Intro  text\n\nHome | Docs\n\n  Intro text \n\nSee also\n\n\u{e9}t\u{e9}\n\nHome | Docs";
+        assert_eq!(
+            page_hashes(md),
+            vec![
+                block_hash("Intro text"),
+                block_hash("Home | Docs"),
+                block_hash("See also"),
+                block_hash("\u{e9}t\u{e9}"),
+            ]
+        );
+        assert_eq!(page_hashes("Hello,   world"), vec!["61f0632fb079b54d"]);
     }
 
     #[test]
