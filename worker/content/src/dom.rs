@@ -598,3 +598,30 @@ mod tests {
         assert!(r.http("mailto:a@b.c").is_none());
     }
 }
+
+/// A hash-map key for a short attribute string, kept inline: keyed by the
+/// `&str` itself, every hit compares against the first occurrence far back
+/// in the page's source, and that cache miss cost more than the search the
+/// map saves (3.6% of a crawl's CPU for the class-pattern memo).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum StrKey<'a> {
+    /// Up to [`StrKey::INLINE`] bytes: the length and the bytes, zero-padded.
+    Short(u8, [u8; StrKey::INLINE]),
+    /// Longer strings, by reference.
+    Long(&'a str),
+}
+
+impl<'a> StrKey<'a> {
+    /// Longest string kept inline.
+    pub(crate) const INLINE: usize = 31;
+
+    pub(crate) fn new(v: &'a str) -> StrKey<'a> {
+        if v.len() <= Self::INLINE {
+            let mut key = [0u8; Self::INLINE];
+            key[..v.len()].copy_from_slice(v.as_bytes());
+            StrKey::Short(v.len() as u8, key)
+        } else {
+            StrKey::Long(v)
+        }
+    }
+}

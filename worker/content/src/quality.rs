@@ -2,7 +2,7 @@
 
 use webdata_core::types::{Quality, QualityIssue};
 
-use super::dom::{class_id_tokens, is_one_of, starts_with_one_of, Dom, Kind, Tag};
+use super::dom::{class_id_tokens, is_one_of, starts_with_one_of, Dom, Kind, StrKey, Tag};
 use super::main_content::{non_content, Selection, Stats};
 
 /// Fewer words than this in the main content is thin.
@@ -303,7 +303,7 @@ pub fn signals(
     // Class and id strings already searched for markers: a page repeats a
     // few on most of its elements, and a string answers the same each time
     // (a marker found is kept, so one searched once has nothing new to say).
-    let mut searched: rustc_hash::FxHashSet<&str> = Default::default();
+    let mut searched: rustc_hash::FxHashSet<StrKey<'_>> = Default::default();
     for (i, node) in dom.nodes.iter().enumerate() {
         let Kind::Element(er, tag) = node.kind else {
             continue;
@@ -359,7 +359,7 @@ pub fn signals(
             _ => {}
         }
         for v in [common.class, common.id] {
-            if !v.is_empty() && searched.insert(v) {
+            if !v.is_empty() && searched.insert(StrKey::new(v)) {
                 if s.bot_marker.is_none() {
                     s.bot_marker = find_marker(v, BOT_ATTRS);
                 }
@@ -368,11 +368,14 @@ pub fn signals(
                 }
             }
         }
-        let mount = APP_ROOT_IDS.contains(&common.id)
-            || el.name() == "app-root"
-            || dom.attr(i, "data-reactroot").is_some()
-            || dom.attr(i, "ng-version").is_some();
-        if mount && stats.chars[i] < 20 {
+        // An empty mount point: nearly empty first, the cheapest test.
+        if stats.chars[i] < 20
+            && (APP_ROOT_IDS.contains(&common.id)
+                || el.name() == "app-root"
+                || el
+                    .attrs()
+                    .any(|(k, _)| k == "data-reactroot" || k == "ng-version"))
+        {
             s.app_root_empty = true;
         }
         if i >= consent_until {

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 use regex::RegexSet;
 
 use super::stats::Stats;
-use crate::dom::{Common, Dom, Tag};
+use crate::dom::{Common, Dom, StrKey, Tag};
 
 /// Hidden by attribute or inline style.
 fn is_hidden(c: &Common<'_>) -> bool {
@@ -71,34 +71,20 @@ fn hint_bits(set: &RegexSet, v: &str) -> u16 {
     set.matches(v).iter().fold(0, |b, k| b | (1 << k))
 }
 
-/// [`hint_bits`] answered once per distinct string on a page. Short
-/// strings (most class and id values) are keyed by an inline copy: keyed by
-/// the `&str` itself, every hit compared against the first occurrence far
-/// back in the page's source, and that cache miss was 3.6% of a crawl's CPU.
+/// [`hint_bits`] answered once per distinct string on a page (keyed inline:
+/// see [`StrKey`]).
 #[derive(Default)]
-struct HintMemo<'a> {
-    short: rustc_hash::FxHashMap<(u8, [u8; SHORT_KEY]), u16>,
-    long: rustc_hash::FxHashMap<&'a str, u16>,
-}
-
-/// Longest string [`HintMemo`] keys inline.
-const SHORT_KEY: usize = 31;
+struct HintMemo<'a>(rustc_hash::FxHashMap<StrKey<'a>, u16>);
 
 impl<'a> HintMemo<'a> {
     fn bits(&mut self, set: &RegexSet, v: &'a str) -> u16 {
         if v.is_empty() {
             return 0;
         }
-        if v.len() <= SHORT_KEY {
-            let mut key = [0u8; SHORT_KEY];
-            key[..v.len()].copy_from_slice(v.as_bytes());
-            *self
-                .short
-                .entry((v.len() as u8, key))
-                .or_insert_with(|| hint_bits(set, v))
-        } else {
-            *self.long.entry(v).or_insert_with(|| hint_bits(set, v))
-        }
+        *self
+            .0
+            .entry(StrKey::new(v))
+            .or_insert_with(|| hint_bits(set, v))
     }
 }
 
