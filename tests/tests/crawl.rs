@@ -951,3 +951,45 @@ async fn robots_crawl_delay_spaces_requests_to_a_host() {
         "two requests {tightest:?} apart"
     );
 }
+
+/// Politeness without a `Crawl-delay`: at most 8 requests to one host at a
+/// time (the runner's per-host slots), however many pages are ready, and
+/// more than one at a time (the slots are not held for a whole page).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_host_gets_at_most_eight_requests_at_once() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let now = std::sync::Arc::new(AtomicUsize::new(0));
+    let peak = std::sync::Arc::new(AtomicUsize::new(0));
+    let (n2, p2) = (now.clone(), peak.clone());
+    let site = Site::serve(axum::Router::new().route(
+        "/p/{n}",
+        get(move |Path(n): Path<u32>| {
+            let (now, peak) = (n2.clone(), p2.clone());
+            async move {
+                let at = now.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(at, Ordering::SeqCst);
+                // Slow enough that every ready page is in flight at once.
+                tokio::time::sleep(Duration::from_millis(150)).await;
+                now.fetch_sub(1, Ordering::SeqCst);
+                // The start page links to all the others.
+                let links: String = if n == 0 {
+                    (1..=40).map(|i| format!("<a href=\"/p/{i}\">p{i}</a> ")).collect()
+                } else {
+                    String::new()
+                };
+                Html(format!("<html><head><title>P{n}</title></head><body><main><article><h1>P {n}</h1><p>Page {n} of a slow site, with enough words to count as a real page of content.</p>{links}</article></main></body></html>"))
+            }
+        }),
+    ))
+    .await;
+    let s = Server::start(Db::Sqlite).await;
+    let id = start(&s, json!({"url": site.url("/p/0"), "sitemap": "skip"})).await;
+    let done = wait_done(&s, &id).await;
+    assert_eq!(done.json["completed"], 41, "{}", done.text);
+    let peak = peak.load(Ordering::SeqCst);
+    assert!(peak <= 8, "{peak} requests to one host at once");
+    assert!(
+        peak >= 4,
+        "only {peak} requests at once: the host's slots were held too long"
+    );
+}
