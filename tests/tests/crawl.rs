@@ -954,7 +954,7 @@ async fn robots_crawl_delay_spaces_requests_to_a_host() {
 
 /// Politeness without a `Crawl-delay`: at most 8 requests to one host at a
 /// time (the runner's per-host slots), however many pages are ready, and
-/// more than one at a time (the slots are not held for a whole page).
+/// several at a time (the host is not fetched one page after another).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_host_gets_at_most_eight_requests_at_once() {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -966,11 +966,20 @@ async fn a_host_gets_at_most_eight_requests_at_once() {
         get(move |Path(n): Path<u32>| {
             let (now, peak) = (n2.clone(), p2.clone());
             async move {
+                // Counted down however the request ends (a dropped
+                // connection included), so a lost request cannot inflate it.
+                struct InFlight(std::sync::Arc<AtomicUsize>);
+                impl Drop for InFlight {
+                    fn drop(&mut self) {
+                        self.0.fetch_sub(1, Ordering::SeqCst);
+                    }
+                }
                 let at = now.fetch_add(1, Ordering::SeqCst) + 1;
+                let _in_flight = InFlight(now);
                 peak.fetch_max(at, Ordering::SeqCst);
-                // Slow enough that every ready page is in flight at once.
-                tokio::time::sleep(Duration::from_millis(150)).await;
-                now.fetch_sub(1, Ordering::SeqCst);
+                // Slow enough that every ready page is in flight at once,
+                // even on a loaded machine.
+                tokio::time::sleep(Duration::from_millis(400)).await;
                 // The start page links to all the others.
                 let links: String = if n == 0 {
                     (1..=40).map(|i| format!("<a href=\"/p/{i}\">p{i}</a> ")).collect()
@@ -988,8 +997,5 @@ async fn a_host_gets_at_most_eight_requests_at_once() {
     assert_eq!(done.json["completed"], 41, "{}", done.text);
     let peak = peak.load(Ordering::SeqCst);
     assert!(peak <= 8, "{peak} requests to one host at once");
-    assert!(
-        peak >= 4,
-        "only {peak} requests at once: the host's slots were held too long"
-    );
+    assert!(peak >= 4, "only {peak} requests to the host at once");
 }

@@ -294,6 +294,9 @@ impl<'a> Writes<'a> {
         }
     }
 
+    /// Adds a statement. Its placeholders are `$1`, `$2`, …; on SQLite they
+    /// become bare `?` (see [`anonymise_into`]), so the SQL must not hold a
+    /// `$` or `?` inside a string literal: bind such values instead.
     pub(crate) fn push(&mut self, sql: String, binds: Vec<Bind<'a>>) {
         self.stmts.push((sql, binds));
     }
