@@ -183,7 +183,10 @@ impl Dispatcher {
                 .as_ref()
                 .and_then(|h| h.metadata.clone())
                 .map(serde_json::Value::Object);
-            let boilerplate = webdata_engine::crawl::boilerplate_for(&self.store, &crawl).await;
+            // Read when a page event's body is first built: the crawl's
+            // frequent blocks, stripped from the documents sent.
+            let mut boilerplate: Option<std::collections::HashSet<String>> = None;
+            let no_blocks = std::collections::HashSet::new();
             // Batch scrapes send `batch_scrape.*`, crawls `crawl.*`.
             let prefix = if crawl.is_batch() {
                 "batch_scrape"
@@ -192,18 +195,32 @@ impl Dispatcher {
             };
             let mut deliveries = Vec::new();
             for ev in &events {
+                // An event only the crawl's own webhook could receive, and
+                // its `events` list leaves out: no body to build (a page
+                // event's body is its document, read back from the store).
+                let hook_wants = |short: &str| {
+                    hook.as_ref().is_some_and(|h| {
+                        h.events
+                            .as_ref()
+                            .is_none_or(|list| list.iter().any(|e| e == short))
+                    })
+                };
+                if endpoints.is_empty() && short_name(&ev.kind).is_none_or(|s| !hook_wants(s)) {
+                    continue;
+                }
+                if ev.kind == "page" && boilerplate.is_none() {
+                    boilerplate =
+                        Some(webdata_engine::crawl::boilerplate_for(&self.store, &crawl).await);
+                }
+                let blocks = boilerplate.as_ref().unwrap_or(&no_blocks);
                 let Some((event_id, short, body)) = self
-                    .event_body(prefix, &crawl_id, ev, metadata.as_ref(), &boilerplate)
+                    .event_body(prefix, &crawl_id, ev, metadata.as_ref(), blocks)
                     .await
                 else {
                     continue;
                 };
                 if let Some(h) = &hook {
-                    let wanted = h
-                        .events
-                        .as_ref()
-                        .is_none_or(|list| list.iter().any(|e| e == &short));
-                    if wanted {
+                    if hook_wants(&short) {
                         deliveries.push(NewDelivery {
                             event_id: event_id.clone(),
                             endpoint_id: None,
