@@ -37,11 +37,13 @@ impl Writer {
 
     /// A character markdown never reads as syntax where it stands now.
     pub(in super::super) fn plain(&self, c: char) -> bool {
+        // The same stops as `run_end`, which finds runs of these a byte at
+        // a time; only the line-start marks depend on where the line stands.
         match c {
-            '\\' | '*' | '_' | '`' | '[' | ']' | '<' | '~' | '&' => false,
             '#' | '>' | '=' | '-' | '+' => !self.line_start,
             '0'..='9' | '.' | ')' => self.line_digits.is_none(),
-            c => !(is_html_space(c) || matches!(c, '\u{a0}' | '\u{200b}' | '\u{feff}' | '\u{ad}')),
+            c if c.is_ascii() => !MD_STOPS[c as usize],
+            c => !matches!(c, '\u{a0}' | '\u{200b}' | '\u{feff}' | '\u{ad}'),
         }
     }
 
